@@ -27,7 +27,7 @@ echo "== python environment (.venv)"
 echo "== notebooks, package and README in sync"
 nbdev_clean
 nbdev_export
-python -m dplit.book readme
+dplit readme
 if [ -n "$(git status --porcelain)" ]; then
   echo "FAIL: nbdev_clean/nbdev_export/readme changed the checkout; commit notebooks, dplit/ and README.md together:"
   git status --porcelain | head -30
