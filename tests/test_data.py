@@ -141,20 +141,16 @@ def test_missing_pyarrow_names_package(monkeypatch):
         data.load_california(path=wheel)
 
 
-def test_missing_debian_file_names_apt_package(monkeypatch, tmp_path):
+@pytest.mark.parametrize("loader, apt", [(data.load_golub, "r-bioc-multtest"), (data.load_chiaretti_all, "r-bioc-all")])
+def test_missing_debian_file_names_apt_package(monkeypatch, tmp_path, loader, apt):
     monkeypatch.setenv("DPLIT_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("R_LIBS", "")
     monkeypatch.setattr(data, "_R_LIBS", (str(tmp_path / "lib"),))
-    with pytest.raises(FileNotFoundError, match="apt-get install r-bioc-multtest"):
-        data.load_golub()
+    with pytest.raises(FileNotFoundError, match=f"apt-get install {apt}"):
+        loader()
 
 
-def test_missing_debian_all_names_apt_package(monkeypatch, tmp_path):
-    monkeypatch.setenv("DPLIT_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("R_LIBS", "")
-    monkeypatch.setattr(data, "_R_LIBS", (str(tmp_path / "lib"),))
-    with pytest.raises(FileNotFoundError, match="apt-get install r-bioc-all"):
-        data.load_chiaretti_all()
+def test_chiaretti_target_is_checked():
     with pytest.raises(ValueError, match="target"):
         data.load_chiaretti_all(target="sex")
 
