@@ -114,3 +114,72 @@ def test_regressor_sklearn_api():
     assert np.all(np.linalg.eigvalsh(reg.S_) > -1e-10)
     m3 = DPSparseGPRegressor(inducing_points=Z, random_state=4).fit(X[:, None], Y).predict(X[:5, None])
     assert not np.allclose(m1, m3)                                  # the release is random
+
+
+# ---- chapter 41: hyperparameters, COINPRESS, heteroscedastic, classification ----
+from dplit.dpgp_hyper import (coinpress_mean, coinpress_schedule, dirichlet_targets, dp_dirichlet_gp_classifier,
+                              dp_hyperparameter_learning, dpgp_inference_heteroscedastic, find_root_t0,
+                              heteroscedastic_sensitivity, loglik_clip_region, selection_params, zcdp_rho)
+
+
+@pytest.mark.parametrize("f,args,match", [
+    (zcdp_rho, (0.0, 1e-4), "epsilon"),
+    (zcdp_rho, (1.0, 0.0), "delta"),
+    (zcdp_rho, (1.0, 1.0), "delta"),
+    (loglik_clip_region, (0.0, 0.1), "R_y"),
+    (loglik_clip_region, (1.0, 0.0), "sigma"),
+    (coinpress_schedule, (0.0,), "rho"),
+    (coinpress_schedule, (1.0, 0), "n_iter"),
+    (coinpress_schedule, (1.0, 12, 1.0), "last_share"),
+    (coinpress_mean, (np.array([1.0, np.nan]), 0.0, 1.0, 0.1), "x"),
+    (coinpress_mean, (np.ones(5), 0.0, 0.0, 0.1), "radius"),
+    (coinpress_mean, (np.ones(5), np.nan, 1.0, 0.1), "centre"),
+    (find_root_t0, (0.0,), "delta_tot"),
+    (find_root_t0, (1.0,), "delta_tot"),
+    (selection_params, (0.0, 1e-4, 0.01), "epsilon_tot"),
+    (selection_params, (1.0, 1e-4, 0.0), "gamma"),
+    (selection_params, (1.0, 1e-4, 1.0), "gamma"),
+    (selection_params, (1e-9, 1e-4, 0.01), "too small"),
+    (heteroscedastic_sensitivity, (1.0, 1.0, 0.0), "R_w"),
+    (dirichlet_targets, (np.array([0, 3]), 3), "labels"),
+    (dirichlet_targets, (np.array([0, 1]), 1), "n_classes"),
+    (dirichlet_targets, (np.array([0, 1]), 2, 0.0), "alpha_eps"),
+])
+def test_hyper_helpers_reject(f, args, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        f(*args)
+
+
+def test_hyper_learning_rejects():
+    cands = [(1.0, 0.1)]
+    for kw, match in [(dict(X1=np.r_[X[:-1], np.nan]), "X"), (dict(y2=np.r_[Y[:-1], np.inf]), "y"),
+                      (dict(Z=np.array([])), "Z"), (dict(candidates=[]), "candidates"),
+                      (dict(candidates=[(0.0, 0.1)]), "lengthscale"), (dict(candidates=[(1.0, -0.1)]), "sigma"),
+                      (dict(delta_tot=1.0), "delta_tot"), (dict(y1=Y * 10), "R_y")]:
+        args = dict(X1=X, y1=Y, X2=X, y2=Y, Z=Z, candidates=cands, epsilon_tot=3.0, delta_tot=1e-4)
+        args.update(kw)
+        with pytest.raises((ValueError, TypeError), match=match):
+            dp_hyperparameter_learning(args["X1"], args["y1"], args["X2"], args["y2"], args["Z"], args["candidates"],
+                                       args["epsilon_tot"], args["delta_tot"], rng=0)
+
+
+def test_heteroscedastic_rejects():
+    nv = np.full(len(X), 0.1)
+    with pytest.raises(ValueError, match="R_w"):
+        dpgp_inference_heteroscedastic(X, Y, nv, Z, 1.0, 1e-4, R_w=1.0)
+    with pytest.raises(ValueError, match="noise_var"):
+        dpgp_inference_heteroscedastic(X, Y, -nv, Z, 1.0, 1e-4, R_w=20.0)
+    with pytest.raises(ValueError, match="noise_var"):
+        dpgp_inference_heteroscedastic(X, Y, np.r_[nv[:-1], np.nan], Z, 1.0, 1e-4, R_w=20.0)
+    with pytest.raises(ValueError, match="delta"):
+        dpgp_inference_heteroscedastic(X, Y, nv, Z, 1.0, 0.0, R_w=20.0)
+    r = dpgp_inference_heteroscedastic(X, Y, nv, Z, 1.0, 1e-4, R_w=10.0, rng=0)
+    assert r.spend.relation == "substitute"
+
+
+def test_classifier_spend_and_shapes():
+    lab = (X > 0).astype(int)
+    proba, spend = dp_dirichlet_gp_classifier(X, lab, Z, 2, 2.0, 1e-4, rng=0)
+    P = proba(X[:7])
+    assert P.shape == (7, 2) and np.allclose(P.sum(1), 1)
+    assert spend.relation == "substitute" and abs(spend.epsilon - 2.0) < 1e-12
