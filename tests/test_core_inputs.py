@@ -50,6 +50,14 @@ NAN, INF = float("nan"), float("inf")
     (audit.audit, dict(mechanism=lambda d, g: 0.0, d0=0, d1=1, epsilon=1.0, confidence=1.0), "confidence"),
     (audit.audit, dict(mechanism=lambda d, g, n: np.zeros(n), d0=0, d1=1, epsilon=1.0, n_trials=100, vectorized=True, kind="other"), "kind"),
     (audit.audit_primitive, dict(name="laplace", epsilon=0.0), "epsilon"),
+    (audit.audit_primitive, dict(name="cauchy", epsilon=1.0), "name"),
+    (audit.cp_lower, dict(k=5, n=3, alpha=0.05), "k"),
+    (audit.cp_upper, dict(k=1, n=0, alpha=0.05), "n"),
+    (audit.cp_upper, dict(k=1, n=10, alpha=1.5), "alpha"),
+    (audit.epsilon_lower_bound, dict(k_hi=5, n_hi=10, k_lo=1, n_lo=10, delta=NAN), "delta"),
+    (audit.delta_lower_bound, dict(k_hi=5, n_hi=10, k_lo=1, n_lo=10, epsilon=-1.0), "epsilon"),
+    (mechanisms.gaussian_log_delta, dict(sigma=0.0, sensitivity=1.0, epsilon=1.0), "sigma"),
+    (mechanisms.gaussian_log_delta, dict(sigma=1.0, sensitivity=1.0, epsilon=NAN), "epsilon"),
     (verify.select, dict(registry={"a": 1}, names=["b"]), "unknown check"),
 ])
 def test_bad_input_raises_naming_the_parameter(fn, kwargs, param):

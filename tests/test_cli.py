@@ -1,0 +1,49 @@
+"""The `dplit` console script as a user runs it."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+DPLIT = shutil.which("dplit") or pytest.fail("the dplit console script is not installed")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([DPLIT, *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def test_verify_one_check_writes_report(tmp_path):
+    r = run("verify", "--only", "exponential_mechanism_softmax", "analytic_gaussian", "--out", str(tmp_path / "out"), "--no-progress")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 passed, 0 failed" in r.stdout
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert [x["name"] for x in report] == ["exponential_mechanism_softmax", "analytic_gaussian"]
+    assert all(x["passed"] and x["seconds"] >= 0 for x in report)
+
+
+def test_unknown_check_is_a_clear_error():
+    r = run("verify", "--only", "no_such_result")
+    assert r.returncode == 2 and "unknown check 'no_such_result'" in r.stderr and "analytic_gaussian" in r.stderr
+
+
+def test_unknown_benchmark_is_a_clear_error():
+    r = run("bench", "no_such_bench")
+    assert r.returncode == 2 and "unknown benchmark 'no_such_bench'" in r.stderr
+
+
+def test_list_names_every_check():
+    r = run("list")
+    assert r.returncode == 0
+    for name in ("exponential_mechanism_softmax", "analytic_gaussian", "audit_harness_selftest"):
+        assert name in r.stdout
+
+
+def test_book_outside_a_checkout_says_so(tmp_path):
+    r = run("book", cwd=tmp_path)
+    assert r.returncode == 1 and "_quarto.yml" in r.stderr
+
+
+def test_bad_subcommand_exits_nonzero():
+    r = run("frobnicate")
+    assert r.returncode != 0
