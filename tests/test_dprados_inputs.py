@@ -69,6 +69,12 @@ def test_epsilon_too_small_for_m():
         dp_feat_guarantee(20, 0.5)
 
 
+def test_vacuous_guarantee_refused():
+    Z = np.column_stack([np.where(np.arange(12) % 2, 1.0, -1.0), np.arange(12.0)])
+    with pytest.raises(ValueError, match="vacuous"):
+        dp_feat_rados(Z, np.where(np.arange(12) % 3, 1.0, -1.0), 0, 10**6, 1.2)
+
+
 def test_gaussian_and_support_inputs():
     with pytest.raises(ValueError, match="sigma"):
         gaussian_edges(X, Y, -1.0)
