@@ -6,7 +6,12 @@ import sys
 
 import pytest
 
-DPLIT = shutil.which("dplit") or pytest.fail("the dplit console script is not installed")
+from pathlib import Path
+
+_NEXT_TO_PYTHON = Path(sys.executable).parent / "dplit"
+DPLIT = str(_NEXT_TO_PYTHON) if _NEXT_TO_PYTHON.exists() else shutil.which("dplit")
+if DPLIT is None:
+    pytest.fail("the dplit console script is not installed", pytrace=False)
 
 
 def run(*args, cwd=None):
