@@ -144,6 +144,7 @@ from dplit.dpgp_hyper import (coinpress_mean, coinpress_schedule, dirichlet_targ
     (selection_params, (1.0, 1e-4, 0.0), "gamma"),
     (selection_params, (1.0, 1e-4, 1.0), "gamma"),
     (selection_params, (1e-9, 1e-4, 0.01), "too small"),
+    (selection_params, (30.0, 0.8, 0.9), "T = 0"),
     (heteroscedastic_sensitivity, (1.0, 1.0, 0.0), "R_w"),
     (dirichlet_targets, (np.array([0, 3]), 3), "labels"),
     (dirichlet_targets, (np.array([0, 1]), 1), "n_classes"),
