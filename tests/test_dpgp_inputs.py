@@ -41,6 +41,7 @@ def run(**kw):
     (dict(lengthscale=0.0), "lengthscale"),
     (dict(rho=1.0), "rho"),
     (dict(R_k="bogus"), "method"),
+    (dict(R_k=0.5), "data-independent"),           # below |k(z, Z)| >= 1 at an inducing point, whatever the data
     (dict(form="bogus"), "form"),
 ])
 def test_inference_rejects(kw, match):
