@@ -448,8 +448,8 @@ def dirichlet_targets(labels, n_classes: int, alpha_eps: float = 0.01) -> tuple[
     mean): alpha = onehot + alpha_eps, s2 = log(1/alpha + 1), y-tilde = log(alpha) - s2/2. Returns (y-tilde, s2), (n, C)."""
     lab = np.asarray(labels)
     C = check_int(n_classes, "n_classes", low=2)
-    if lab.ndim != 1 or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() >= C:
-        raise ValueError(f"labels must be integers in [0, {C})")
+    if lab.ndim != 1 or lab.size == 0 or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() >= C:
+        raise ValueError(f"labels must be a non-empty 1-D array of integers in [0, {C})")
     a_eps = check_in_range(alpha_eps, "alpha_eps", 0, 1, low_closed=False, high_closed=False)
     alpha = np.eye(C)[lab] + a_eps
     s2 = np.log(1 / alpha + 1)
