@@ -710,11 +710,19 @@ def dpgp_inference(X, y, Z, sigma: float, epsilon: float, delta: float, lengthsc
                    variance: float = 1.0, c: float = 1.0, R_y: float = 1.0, R_k: float | str = "auto",
                    clip_y: bool = False, rho: float = 0.01, form: str = "symmetric", rng=None) -> DPGPResult:
     """DP-GP-INFERENCE (seed 002, Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation for (X, y), with Z, the
-    kernel and sigma public. R_k is a number or a method name for `kernel_norm_bound`; c = sigma_a / sigma_b."""
+    kernel and sigma public. R_k is a number or a method name for `kernel_norm_bound`; c = sigma_a / sigma_b.
+    A numeric R_k must bound |k(x, Z)| for EVERY input x, not only the rows of X: one below |k(z, Z)| at an inducing
+    point z is refused (a dataset may contain x = z)."""
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
-    Rk = kernel_norm_bound(Zv, lengthscale, variance, R_k) if isinstance(R_k, str) else check_positive(R_k, "R_k")
-    noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
+    if isinstance(R_k, str):
+        Rk = kernel_norm_bound(Zv, lengthscale, variance, R_k)
+    else:
+        Rk, floor = check_positive(R_k, "R_k"), float(np.linalg.norm(Kzz, axis=1).max())
+        if Rk < floor * (1 - 1e-12):
+            raise ValueError(f"R_k = {Rk:g} is below |k(z, Z)| = {floor:.4g} at an inducing point z: it is not a data-independent "
+                             "bound on the kernel norm (use a method name, e.g. 'auto')")
+    noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
     Kxz = eq_kernel(Xv, Zv, lengthscale, variance)
     rel = release_statistics(Kxz, yv, noise, rng=rng)
     A_n, B_n = unpack_statistics(rel.value, len(Zv))

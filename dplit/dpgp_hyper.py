@@ -23,8 +23,8 @@ from .verify import register_benchmark, register_check
 # %% auto #0
 __all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'loglik_terms', 'loglik_clip_region', 'zcdp_rho',
            'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult', 'coinpress_mean', 'verify_coinpress_privacy',
-           'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0', 'selection_params', 'verify_liu_talwar',
-           'HyperResult', 'dp_hyperparameter_learning', 'hyperparameter_experiment', 'plot_hyperparameters',
+           'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0', 'selection_params', 'HyperResult',
+           'dp_hyperparameter_learning', 'verify_liu_talwar', 'hyperparameter_experiment', 'plot_hyperparameters',
            'heteroscedastic_statistics', 'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic',
            'verify_heteroscedastic', 'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'bench_dpgp']
 
@@ -187,40 +187,12 @@ def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) 
     if eps <= 0:
         raise ValueError(f"epsilon_tot = {et:g} is too small for delta_tot = {delta_tot:g} and gamma = {g:g}")
     T = int(math.floor(math.log(1 / delta2) / g))
-    return SelectionParams(et, float(delta_tot), g, t0, eps, delta, delta2, T)
-
-# %% ../nbs/41_dpgp_hyper.ipynb #1678a669
-@register_check("liu_talwar_accounting", "Alg 2's parameters reproduce eps_tot = 3 eps + 3 sqrt(2 delta), delta_tot = sqrt(2 delta) T + delta_2; stopping time as designed",
-                source="seed 002, Alg 2, Eq 20, Lemma 3, Theorem 4, App C")
-def verify_liu_talwar(full: bool = False, rng=None) -> dict:
-    """For a grid of targets: the realised (eps_tot, delta_tot) with the integer T and the exact truncation term (1-gamma)^T
-    never exceed the target and match it closely; delta_2 = sqrt(2 delta)/gamma minimises delta_tot over delta_2 (App C,
-    Eq 34); the simulated number of draws has P(N = T) = (1-gamma)^(T-1) <= ... and mean (1 - (1-gamma)^T)/gamma."""
-    worst_e, worst_d, worst_opt = 0.0, 0.0, 0.0
-    for et in (1.0, 3.0, 10.0, 30.0):
-        for dt in (1e-3, 1e-4, 1e-6):
-            for gm in (0.005, 0.01, 0.05):
-                p = selection_params(et, dt, gm)
-                e_r, d_r = p.realised()
-                worst_e = max(worst_e, abs(e_r - et) / et)
-                if d_r > dt * (1 + 1e-12):
-                    worst_d = max(worst_d, d_r / dt)
-                worst_d = max(worst_d, d_r / dt)
-                s = math.sqrt(2 * p.delta)
-                f = lambda d2: s * math.log(1 / d2) / gm + d2
-                grid = p.delta2 * np.exp(np.linspace(-1, 1, 201))
-                worst_opt = max(worst_opt, f(p.delta2) - min(f(q) for q in grid))
-    p = selection_params(3.0, 1e-4, 0.01)
-    g = rng
-    n = 200_000 if full else 50_000
-    u = g.geometric(p.gamma, size=n)          # draws until the first stop
-    N = np.minimum(u, p.T)
-    mean_th = (1 - (1 - p.gamma) ** p.T) / p.gamma
-    se = N.std() / math.sqrt(n)
-    ok = worst_e < 1e-12 and worst_d <= 1 + 1e-12 and worst_opt <= 1e-15 and abs(N.mean() - mean_th) < 4 * se
-    return dict(measured=f"max rel eps_tot error {worst_e:.1g}; max realised delta_tot/target {worst_d:.6f}; "
-                         f"delta_2 optimal (excess {worst_opt:.1g}); mean draws {N.mean():.2f} vs {mean_th:.2f} (T = {p.T})",
-                tolerance="eps exact; delta_tot <= target; mean draws within 4 s.e.", passed=bool(ok))
+    if T < 1:
+        raise ValueError(f"delta_tot = {delta_tot:g} and gamma = {g:g} allow no draw (T = 0): lower delta_tot or gamma")
+    p = SelectionParams(et, float(delta_tot), g, t0, eps, delta, delta2, T)
+    if p.realised()[1] > delta_tot * (1 + 1e-12):       # floor(T): the truncation term (1 - gamma)^T can exceed delta_2
+        raise ValueError(f"delta_tot = {delta_tot:g} and gamma = {g:g}: the integer T overshoots delta_tot; lower gamma")
+    return p
 
 # %% ../nbs/41_dpgp_hyper.ipynb #eaffd531
 @dataclass
@@ -285,6 +257,53 @@ def dp_hyperparameter_learning(X1, y1, X2, y2, Z, candidates, epsilon_tot: float
             break
     spend = PrivacySpend(p.epsilon_tot, p.delta_tot, "dp-gp hyperparameter selection (Liu-Talwar)", "substitute")
     return HyperResult(best, best_post, best_v * len(_prepared[0].y2) if best >= 0 else -math.inf, n, p, spend)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #1678a669
+@register_check("liu_talwar_accounting", "Alg 2's parameters reproduce eps_tot = 3 eps + 3 sqrt(2 delta), delta_tot = sqrt(2 delta) T + delta_2; stopping time as designed",
+                source="seed 002, Alg 2, Eq 20, Lemma 3, Theorem 4, App C")
+def verify_liu_talwar(full: bool = False, rng=None) -> dict:
+    """For a grid of targets: the realised (eps_tot, delta_tot) with the integer T and the exact truncation term (1-gamma)^T
+    never exceed the target and match it closely; delta_2 = sqrt(2 delta)/gamma minimises delta_tot over delta_2 (App C,
+    Eq 34); and `dp_hyperparameter_learning` itself, run on three stub candidates with fixed scores (-1, 0.5, and 5 above
+    the acceptance bound C + R = 1), stops after N draws with mean (1 - (1-gamma)^T)/gamma and returns the best accepted
+    candidate with the exact probabilities P(index = 1) = 1 - E[(2/3)^N], P(index = -1) = E[(1/3)^N]."""
+    worst_e, worst_d, worst_opt = 0.0, 0.0, 0.0
+    for et in (1.0, 3.0, 10.0, 30.0):
+        for dt in (1e-3, 1e-4, 1e-6):
+            for gm in (0.005, 0.01, 0.05):
+                p = selection_params(et, dt, gm)
+                e_r, d_r = p.realised()
+                worst_e = max(worst_e, abs(e_r - et) / et)
+                if d_r > dt * (1 + 1e-12):
+                    worst_d = max(worst_d, d_r / dt)
+                worst_d = max(worst_d, d_r / dt)
+                s = math.sqrt(2 * p.delta)
+                f = lambda d2: s * math.log(1 / d2) / gm + d2
+                grid = p.delta2 * np.exp(np.linspace(-1, 1, 201))
+                worst_opt = max(worst_opt, f(p.delta2) - min(f(q) for q in grid))
+    class _Stub:                              # a candidate with a fixed score; C + R = 1 is the acceptance bound
+        C, R, y2 = 0.0, 1.0, np.zeros(1)
+        def __init__(self, v): self.v = v
+        def draw(self, rng): return None, self.v
+    stubs = [_Stub(-1.0), _Stub(0.5), _Stub(5.0)]
+    gm = 0.05
+    p = selection_params(3.0, 1e-4, gm)
+    n = 50_000 if full else 10_000
+    runs = [dp_hyperparameter_learning(None, None, None, None, None, [None] * 3, 3.0, 1e-4, gm, rng=rng, _prepared=stubs)
+            for _ in range(n)]
+    N = np.array([r.n_draws for r in runs]); idx = np.array([r.index for r in runs])
+    k = np.arange(1, p.T + 1)
+    pN = np.r_[gm * (1 - gm) ** (k[:-1] - 1), (1 - gm) ** (p.T - 1)]      # law of the number of draws, truncated at T
+    mean_th = (1 - (1 - gm) ** p.T) / gm
+    z = [abs(N.mean() - mean_th) / (N.std() / math.sqrt(n))]
+    for i, q in ((1, 1 - pN @ (2 / 3) ** k), (-1, pN @ (1 / 3) ** k)):
+        z.append(abs(np.mean(idx == i) - q) / math.sqrt(q * (1 - q) / n))
+    scores_ok = all(r.score == (0.5 if r.index == 1 else -1.0 if r.index == 0 else -math.inf) for r in runs)
+    ok = worst_e < 1e-12 and worst_d <= 1 + 1e-12 and worst_opt <= 1e-15 and max(z) < 4 and scores_ok and N.max() <= p.T
+    return dict(measured=f"max rel eps_tot error {worst_e:.1g}; max realised delta_tot/target {worst_d:.6f}; "
+                         f"delta_2 optimal (excess {worst_opt:.1g}); Alg 2 on stubs (gamma = {gm}, T = {p.T}, {n} runs): mean draws "
+                         f"{N.mean():.2f} vs {mean_th:.2f}, P(best) {np.mean(idx == 1):.4f}, P(none) {np.mean(idx == -1):.4f}, max |z| {max(z):.2f}",
+                tolerance="eps exact; delta_tot <= target; draws and chosen index within 4 s.e. of their exact laws", passed=bool(ok))
 
 # %% ../nbs/41_dpgp_hyper.ipynb #ac6195e5
 FIG3_SIGMAS = (0.1 / 3, 0.1, 0.3)
@@ -429,8 +448,8 @@ def dirichlet_targets(labels, n_classes: int, alpha_eps: float = 0.01) -> tuple[
     mean): alpha = onehot + alpha_eps, s2 = log(1/alpha + 1), y-tilde = log(alpha) - s2/2. Returns (y-tilde, s2), (n, C)."""
     lab = np.asarray(labels)
     C = check_int(n_classes, "n_classes", low=2)
-    if lab.ndim != 1 or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() >= C:
-        raise ValueError(f"labels must be integers in [0, {C})")
+    if lab.ndim != 1 or lab.size == 0 or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() >= C:
+        raise ValueError(f"labels must be a non-empty 1-D array of integers in [0, {C})")
     a_eps = check_in_range(alpha_eps, "alpha_eps", 0, 1, low_closed=False, high_closed=False)
     alpha = np.eye(C)[lab] + a_eps
     s2 = np.log(1 / alpha + 1)

@@ -105,7 +105,10 @@ def rejection_sample_rados(E, j_star: int, n: int, low: float, high: float, rng=
     """Rademacher rejection sampling (Alg. 2, Step 2): uniform signatures until n have pi_{sigma j*} in [low, high].
     E holds the edge vectors as rows. Returns the n rados and the number of draws n_R."""
     E = check_array(E, "E", ndim=2)
+    j_star = check_int(j_star, "j_star", low=0, high=E.shape[1] - 1)
     n = check_int(n, "n", low=1)
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise ValueError(f"low and high must be finite with low <= high, got low={low!r}, high={high!r}")
     rng = as_rng(rng)
     m = E.shape[0]
     e_j = E[:, j_star]
@@ -129,7 +132,9 @@ def rejection_sample_rados(E, j_star: int, n: int, low: float, high: float, rng=
 
 
 def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int, dict]:
-    "DP-Feat (Alg. 2): n rados, the number of Rademacher draws, and the exact guarantee (see dp_feat_guarantee)."
+    """DP-Feat (Alg. 2) as the paper states it: n full rados, the number of Rademacher draws, and the exact guarantee of
+    their j* coordinates (see dp_feat_guarantee). Not a private release: the other coordinates of a rado can identify its
+    support and with it the changed value of feature j* (see the chapter); `dp_feat_rados` releases what is private."""
     X, y = check_X_y(X, y, min_rows=2)
     y = check_binary_labels(y)
     j = check_boolean_feature(X, j_star)
@@ -141,15 +146,18 @@ def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int,
 
 
 def dp_feat_rados(X, y, j_star, n, epsilon, rng=None) -> Release:
-    """DP-Feat (seed 003, Alg. 2): n rados whose coordinate j* (a {-1,1} feature) is (n eps/2, 1-(1-delta_beta)^n)-DP under
-    j*-neighbours (one value of feature j* changed). The other coordinates are not protected."""
+    """DP-Feat (seed 003, Alg. 2), released privately: the j* coordinates pi_{sigma j*} (shape (n,)) of n DP-Feat rados,
+    (n eps/2, 1-(1-delta_beta)^n)-DP under j*-neighbours (one value of the {-1,1} feature j* changed). Only these
+    coordinates are released: the full rados (`dp_feat_sample`) are not DP at any epsilon when their other coordinates
+    identify the support, which generic real features do."""
     g = dp_feat_guarantee(check_array(X, "X", ndim=2).shape[0], epsilon, check_int(n, "n", low=1))
     if g["delta_n"] >= 1 - 1e-12:
         raise ValueError(f"the guarantee of n={n} DP-Feat rados is vacuous (delta = 1 - (1 - {g['delta']:.3g})^n rounds to 1): "
                          f"release fewer rados or use a larger epsilon")
     R, draws, g = dp_feat_sample(X, y, j_star, n, epsilon, rng)
-    spend = PrivacySpend(g["epsilon_n"], g["delta_n"], f"DP-Feat rados, feature j*={int(j_star)} (j*-neighbours)", "substitute")
-    return Release(R, spend)
+    j = int(j_star)
+    spend = PrivacySpend(g["epsilon_n"], g["delta_n"], f"DP-Feat rados, coordinate j*={j} only (j*-neighbours)", "substitute")
+    return Release(R[:, j].copy(), spend)
 
 # %% ../nbs/32_dprados.ipynb #85978ec5
 def _enumerated_law(e_j: np.ndarray, low: float, high: float) -> dict:

@@ -41,6 +41,7 @@ def run(**kw):
     (dict(lengthscale=0.0), "lengthscale"),
     (dict(rho=1.0), "rho"),
     (dict(R_k="bogus"), "method"),
+    (dict(R_k=0.5), "data-independent"),           # below |k(z, Z)| >= 1 at an inducing point, whatever the data
     (dict(form="bogus"), "form"),
 ])
 def test_inference_rejects(kw, match):
@@ -144,8 +145,10 @@ from dplit.dpgp_hyper import (coinpress_mean, coinpress_schedule, dirichlet_targ
     (selection_params, (1.0, 1e-4, 0.0), "gamma"),
     (selection_params, (1.0, 1e-4, 1.0), "gamma"),
     (selection_params, (1e-9, 1e-4, 0.01), "too small"),
+    (selection_params, (30.0, 0.8, 0.9), "T = 0"),
     (heteroscedastic_sensitivity, (1.0, 1.0, 0.0), "R_w"),
     (dirichlet_targets, (np.array([0, 3]), 3), "labels"),
+    (dirichlet_targets, (np.array([], dtype=int), 3), "labels"),
     (dirichlet_targets, (np.array([0, 1]), 1), "n_classes"),
     (dirichlet_targets, (np.array([0, 1]), 2, 0.0), "alpha_eps"),
 ])
@@ -179,6 +182,8 @@ def test_heteroscedastic_rejects():
         dpgp_inference_heteroscedastic(X, Y, nv, Z, 1.0, 0.0, R_w=20.0)
     r = dpgp_inference_heteroscedastic(X, Y, nv, Z, 1.0, 1e-4, R_w=10.0, rng=0)
     assert r.spend.relation == "substitute"
+    # the noise is calibrated to the weighted sensitivity R_w * Delta (App D), not to Delta
+    assert abs(r.noise.sensitivity - heteroscedastic_sensitivity(kernel_norm_bound(Z), 1.0, 10.0)) < 1e-12 * r.noise.sensitivity
 
 
 def test_classifier_spend_and_shapes():

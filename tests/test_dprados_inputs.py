@@ -4,7 +4,7 @@ import pytest
 
 from dplit.dprados import (check_boolean_feature, dp_feat_beta, dp_feat_experiment, dp_feat_guarantee, dp_feat_rados,
                            dp_feat_sample, dp_feat_window, fixed_support_masks, gaussian_edge_sigma, gaussian_edges,
-                           gaussian_experiment, theorem8_run)
+                           gaussian_experiment, rejection_sample_rados, theorem8_run)
 
 rng = np.random.default_rng(0)
 M = 60
@@ -97,7 +97,18 @@ def test_gaussian_and_support_inputs():
 def test_release_records_spend():
     rel = dp_feat_rados(X, Y, 0, 4, 4.0, rng=1)
     g = dp_feat_guarantee(M, 4.0, n=4)
-    assert rel.value.shape == (4, 3)
+    assert rel.value.shape == (4,)                      # only the j* coordinates: the full rados are not DP
+    np.testing.assert_array_equal(rel.value, dp_feat_sample(X, Y, 0, 4, 4.0, rng=1)[0][:, 0])
     assert rel.spend.relation == "substitute"
     assert abs(rel.spend.epsilon - 8.0) < 1e-12 and abs(rel.spend.delta - g["delta_n"]) < 1e-15
     np.testing.assert_array_equal(rel.value, dp_feat_rados(X, Y, 0, 4, 4.0, rng=1).value)
+
+
+def test_rejection_sampler_inputs():
+    E = Y[:, None] * X
+    with pytest.raises(ValueError, match="j_star"):
+        rejection_sample_rados(E, 3, 2, -1.0, 1.0)
+    with pytest.raises(ValueError, match="low"):
+        rejection_sample_rados(E, 0, 2, 5.0, 1.0)
+    with pytest.raises(ValueError, match="low"):
+        rejection_sample_rados(E, 0, 2, np.nan, 1.0)
