@@ -282,6 +282,9 @@ def _prepare(scores, k, epsilon, gamma, sensitivity):
     sens = check_positive(sensitivity, "sensitivity")
     order_x = np.argsort(-x)  # any order consistent with the values: the loss does not depend on how ties are broken
     xs = np.ascontiguousarray(x[order_x] / sens)
+    if eps * float(np.abs(xs).max()) > 1e300:  # utilities eps/2 * x and their differences must stay finite
+        raise ValueError("scores / sensitivity are too large for epsilon: eps * max|scores| / sensitivity must be <= 1e300 "
+                         "(beyond it the utilities overflow to inf - inf = nan and the draw is no longer the mechanism)")
     a1, a2 = (1 - g) * eps / 2, g * eps / 2
     return x, d, k, eps, g, order_x, xs, a1, a2
 
@@ -292,7 +295,7 @@ def _block_order(xs, k, a1, a2, logfact, cap=4096, max_blocks=5_000_000):
     tb = _t_blocks(xs, k, a2, cap, ustep)
     t1, t2 = tb[:-1], tb[1:] - 1
     h = np.arange(k)[:, None]
-    key = (a2 * xs[t1 - 1])[None, :] - a1 * xs[:k][:, None] + logfact[t2 - h - 2] - logfact[k - h - 1] - logfact[t2 - k + 1]
+    key = (a2 * xs[t1 - 1])[None, :] - a1 * xs[:k][:, None] + logfact[t2 - h - 2] - logfact[k - h - 1] - logfact[t2 - k - 1]  # = umax + lm2 (no margin)
     return tb, np.argsort(-key.ravel(), kind="stable")
 
 
