@@ -43,3 +43,19 @@ def test_audit_pair_is_tight():
     (X0, y0), (X1, y1) = PAIR
     t0, t1 = np.abs(KendallColumns(X0).tau_hat(y0)), np.abs(KendallColumns(X1).tau_hat(y1))
     assert t0[0] - t1[0] == 1.5 and np.all(t1[1:] - t0[1:] == 1.0)
+
+
+def test_later_round_sensitivity_mutant_is_distinguishable():
+    """The k = 1 audits above cannot see rounds t > 1. A mutant that keeps Delta = 3/2 after round 1 (instead of 3)
+    must change the law of the ordered selections: two-sample chi-square of dp_kendall against it (k = 3), with the
+    correct mechanism against an independent run of itself as the control. (A distribution test, not an audit at a
+    worst-case pair for round 2.)"""
+    from dplit.dpkendall import _two_sample_p
+    g = np.random.default_rng(5)
+    X = g.normal(size=(30, 5)); X[:, 1] = X[:, 0] + 0.3 * g.normal(size=30)
+    y = X[:, 0] + X[:, 2] + g.normal(size=30)
+    R = 20_000
+    runs = lambda sens: [tuple(r) for r in _rounds(KendallScorer(X, y), 5, 3, 2.0, g, R, sensitivities=sens).tolist()]
+    ours = [tuple(r) for r in dp_kendall(X, y, 3, 2.0, rng=g, size=R).value.tolist()]
+    assert _two_sample_p(ours, runs((1.5, 3.0))) > 1e-4
+    assert _two_sample_p(ours, runs((1.5, 1.5))) < 1e-10
