@@ -77,7 +77,7 @@ def class_of(subset, x) -> tuple[int, int]:
     t = max(rank of the worst score taken, k). Ranks are 1-based in the descending order of `x` (stable ties)."""
     x = check_array(x, "x", ndim=1, min_rows=2)
     s = _check_subset(subset, len(x))
-    k = len(s)
+    k = check_k(len(s), len(x), "len(subset)")
     rank = np.empty(len(x), int); rank[np.argsort(-x, kind="stable")] = np.arange(1, len(x) + 1)
     r = np.sort(rank[s])
     missing = np.setdiff1d(np.arange(1, k + 1), r)
@@ -137,6 +137,8 @@ def harmonic_number(log_m) -> np.ndarray:
     """H_m = 1 + 1/2 + ... + 1/m from log m: exact digamma for m < 10^6, otherwise the asymptotic series
     log m + gamma_E + 1/(2m) - 1/(12 m^2), whose truncation error is below 1/(120 m^4) < 1e-25."""
     lm = np.asarray(log_m, float)
+    if not np.all(np.isfinite(lm)) or np.any(lm < 0):
+        raise ValueError(f"log_m must be finite and >= 0 (m >= 1), got {log_m!r}")
     m = np.exp(np.minimum(lm, 14.0))
     exact = special.digamma(np.round(m) + 1) + np.euler_gamma
     inv = np.exp(-lm)  # 1/m, underflowing harmlessly to 0
@@ -338,6 +340,8 @@ def all_subsets(d: int, k: int) -> np.ndarray:
 def subset_losses(x, k: int, gamma: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     "All k-subsets and their canonical losses, from the value formula (no classes involved)."
     x = check_array(x, "x", ndim=1, min_rows=2)
+    k = check_k(k, len(x))
+    gamma = check_in_range(gamma, "gamma", 0.0, 1.0, high_closed=False)
     S = all_subsets(len(x), k)
     inside = np.zeros((len(S), len(x)), bool)
     np.put_along_axis(inside, S, True, axis=1)
