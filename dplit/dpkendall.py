@@ -206,7 +206,7 @@ class DPKendallSelector(_PrivateSelector):
 
 # %% ../nbs/12_dpkendall.ipynb #61c69577
 def _lasso_votes(X, y, k, alpha):
-    "One subset's vote: indicator of the k largest |Lasso coefficients| on standardized data (no vote if < 2 rows)."
+    "One subset's vote: indicator of the (at most) k largest non-zero |Lasso coefficients| on standardized data (no vote if < 2 rows)."
     import warnings
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import Lasso
@@ -219,7 +219,8 @@ def _lasso_votes(X, y, k, alpha):
     with warnings.catch_warnings():          # tiny subsets may stop short of the tolerance: still a function of the subset
         warnings.simplefilter("ignore", ConvergenceWarning)
         coef = Lasso(alpha=alpha, max_iter=5000).fit(Z, (y - y.mean()) / (ys if ys > 0 else 1.0)).coef_
-    v[np.argsort(-np.abs(coef), kind="stable")[:k]] = 1
+    top = np.argsort(-np.abs(coef), kind="stable")[:k]
+    v[top[coef[top] != 0]] = 1               # zero coefficients cast no vote (else column order would fill the slots)
     return v
 
 

@@ -16,7 +16,7 @@ from sklearn.metrics import r2_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import (PrivacySpend, RELATIONS, as_rng, check_array, check_epsilon, check_in_range, check_int, check_k,
-                        check_no_constant_columns, check_X_y)
+                        check_no_constant_columns, check_positive, check_X_y)
 from .lipschitz import _set_code, lipschitz_top_k
 from .mechanisms import Release, peel_top_k
 from .verify import register_check
@@ -191,7 +191,7 @@ def block_coefs(X, y, lam: float = 0.1, n_blocks: int | None = None, rng=None, s
 
 def supports_from_coefs(coefs, k: int) -> np.ndarray:
     "Each block's support: its at most k largest non-zero |coef|, as a boolean (n_blocks, d) matrix."
-    C = np.abs(np.asarray(coefs, float))
+    C = np.abs(check_array(coefs, "coefs", ndim=2))
     k = check_k(k, C.shape[1])
     top = np.argsort(-C, axis=1, kind="stable")[:, :k]
     out = np.zeros(C.shape, bool)
@@ -238,7 +238,12 @@ def tgg(selected, ranking) -> dict:
     GOOD: the top floor(k/100) and the rest within the top ceil(3k/2)."""
     s = np.asarray(selected).ravel()
     k = len(s)
-    rank = np.empty(len(ranking), int); rank[np.asarray(ranking)] = np.arange(len(ranking))
+    ranking = np.asarray(ranking)
+    if np.any(np.sort(ranking) != np.arange(len(ranking))):
+        raise ValueError("ranking must be a permutation of range(d)")
+    if k == 0 or len(np.unique(s)) != k or s.dtype.kind not in "iu" or s.min() < 0 or s.max() >= len(ranking):
+        raise ValueError(f"selected must hold distinct integer indices in [0, {len(ranking)}), got {s.tolist()[:10]}")
+    rank = np.empty(len(ranking), int); rank[ranking] = np.arange(len(ranking))
     r = np.sort(rank[s])
     def ok(head, within):
         return bool(np.all(r[:head] == np.arange(head)) and r[-1] < within)
@@ -336,6 +341,7 @@ def synthetic_eq6(n: int = 100, d: int = 2000, n_nonzero: int = 8, noise_var: fl
     n, d = check_int(n, "n", low=2), check_int(d, "d", low=2)
     X = g.normal(size=(n, d))
     w = np.zeros(d)
+    noise_var = check_positive(noise_var, "noise_var", allow_zero=True)
     idx = g.choice(d, check_int(n_nonzero, "n_nonzero", low=1, high=d), replace=False)
     w[idx] = (-1.0) ** g.binomial(1, 0.4, len(idx)) * (4 * math.log(n) / math.sqrt(n) + np.abs(g.normal(size=len(idx))))
     return X, X @ w + g.normal(0, math.sqrt(noise_var), n), w
@@ -348,8 +354,11 @@ def accuracy_sweep(X, y, truth: dict, eps_grid, trials: int = 100, x_bounds=(-1.
                    lam: float = 0.1, rng=None, order_stats: bool = False, progress: bool = False) -> dict:
     """Top-k accuracy of the three methods for every k in `truth` (k -> true top-k indices) and epsilon in `eps_grid`,
     averaged over `trials` runs: {(method, k): array over eps of (mean, standard error)}. With `order_stats`, also the
-    TOP/GREAT/GOOD rates of the DP-SIS variants against the order of their own scores: {("tgg", method, k): {metric: rates}}."""
+    TOP/GREAT/GOOD rates of the DP-SIS variants against the order of their own scores: {("tgg", method, k): {metric: rates}}.
+    The two private methods are compared under ONE relation, substitution (the only one under which the two-stage vote
+    is private): the clipped DP-SIS runs with sensitivity 2 there. The paper's variant keeps its nominal sensitivity 1."""
     from tqdm.auto import tqdm
+    trials = check_int(trials, "trials", low=1)
     g = as_rng(rng)
     s_clip, s_paper = clipped_scores(X, y, x_bounds, y_bounds), paper_scores(X, y)
     rank = {"clip": np.argsort(-s_clip, kind="stable"), "paper": np.argsort(-s_paper, kind="stable")}
@@ -364,8 +373,9 @@ def accuracy_sweep(X, y, truth: dict, eps_grid, trials: int = 100, x_bounds=(-1.
                 if m == "two-stage":
                     sel = [two_stage_top_k(counts=counts[k], k=k, epsilon=eps, rng=g).value for _ in range(trials)]
                 else:
-                    s = s_clip if m.startswith("DP-SIS (clipped") else s_paper
-                    sel = lipschitz_top_k(s, k, eps, 0.5, rng=g, size=trials).value
+                    clip = m.startswith("DP-SIS (clipped")
+                    sel = lipschitz_top_k(s_clip if clip else s_paper, k, eps, 0.5, rng=g, size=trials,
+                                          sensitivity=SENSITIVITY["substitute"] if clip else 1.0).value
                 acc[i] = [top_k_accuracy(S, T) for S in sel]
                 if order_stats and m != "two-stage":
                     for S in sel:

@@ -37,6 +37,9 @@ def gumbel_cdf(x, b):
 def plackett_luce_log_prob(scores, order, scale) -> float:
     "log P[ordered output = order] when the top-k is read off scores + Gumbel(scale) noise (Plackett-Luce)."
     s = check_array(scores, "scores", ndim=1) / check_positive(scale, "scale")
+    o = np.asarray(order)
+    if o.ndim != 1 or o.dtype.kind not in "iu" or len(np.unique(o)) != len(o) or (o.size and (o.min() < 0 or o.max() >= len(s))):
+        raise ValueError(f"order must be distinct integer indices in [0, {len(s)}), got {order!r}")
     remaining = np.ones(len(s), bool)
     lp = 0.0
     for i in order:
@@ -109,7 +112,10 @@ def max_gumbel_bound(b, d: int, eta) -> float:
 
 def max_abs_gumbel_cdf(t, b, d: int) -> float:
     "Exact P[max_j |X_j| <= t] = (F(t) - F(-t))^d, in log-space."
+    b, d = check_positive(b, "b"), check_int(d, "d", low=1)
     t = float(t)
+    if math.isnan(t):
+        raise ValueError("t must not be NaN")
     if t <= 0:
         return 0.0
     hi = -math.exp(-t / b)                 # log F(t)
@@ -119,6 +125,8 @@ def max_abs_gumbel_cdf(t, b, d: int) -> float:
 
 def max_abs_gumbel_quantile(q, b, d: int) -> float:
     "The q-quantile of max_j |X_j| (root of the exact CDF)."
+    q = check_in_range(q, "q", 0, 1, low_closed=False, high_closed=False)
+    b, d = check_positive(b, "b"), check_int(d, "d", low=1)
     return optimize.brentq(lambda t: max_abs_gumbel_cdf(t, b, d) - q, 1e-9, b * (math.log(2 * d / (1 - q)) + 50), xtol=1e-12)
 
 
@@ -148,6 +156,9 @@ def verify_gumbel_max_bound(full: bool = False, rng=None) -> dict:
 # %% ../nbs/11_gumbel.ipynb #0cdc9ec2
 def peel_audit_pair(d: int, k: int, sensitivity: float = 1.0):
     "Worst-case neighbouring counts for Peel: Delta on the first k items and 0 elsewhere, against the mirror image."
+    d = check_int(d, "d", low=2)
+    k = check_int(k, "k", low=1, high=d - 1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
     c0 = np.r_[np.full(k, float(sensitivity)), np.zeros(d - k)]
     return c0, float(sensitivity) - c0
 
@@ -155,6 +166,6 @@ def peel_audit_pair(d: int, k: int, sensitivity: float = 1.0):
 def peel_exact_loss(d: int, k: int, epsilon: float, sensitivity: float = 1.0) -> float:
     "Largest |log P0/P1| over ordered outputs at the audit pair: the exact privacy loss Peel incurs there."
     c0, c1 = peel_audit_pair(d, k, sensitivity)
-    b = 2 * k * sensitivity / epsilon
+    b = 2 * k * sensitivity / check_epsilon(epsilon)
     return max(abs(plackett_luce_log_prob(c0, o, b) - plackett_luce_log_prob(c1, o, b))
                for o in itertools.permutations(range(d), k))

@@ -368,7 +368,7 @@ def tight_pair(n: int):
 
 def tau_hat_exact(x, y) -> Fraction:
     "The scaled statistic as an exact fraction."
-    n = len(x)
+    n = len(check_array(x, "x", ndim=1, min_rows=2))
     return Fraction(n, 2) - Fraction(discordance2(x, y), n - 1)
 
 
@@ -464,8 +464,8 @@ def verify_kendall_sensitivity(full: bool = False, rng=None) -> dict:
                 tolerance="exact: max = 3/2, never above; adversary reaches >= 1.4", passed=ok)
 
 # %% ../nbs/10_kendall.ipynb #b6652e68
-def population_tau_gaussian(beta, sigma, sigma_e, j: int) -> float:
-    "Lemma 3.5: tau(X_j, Y) = (2/pi) arctan(beta_j sigma_j / sqrt(sum_{i != j} beta_i^2 sigma_i^2 + sigma_e^2))."
+def _check_model(beta, sigma, sigma_e, j):
+    "Validated (beta, sigma, sigma_e, j) of the Gaussian linear model of Lemma 3.5."
     beta = check_array(beta, "beta", ndim=1)
     sigma = check_array(sigma, "sigma", ndim=1)
     if len(beta) != len(sigma):
@@ -474,13 +474,19 @@ def population_tau_gaussian(beta, sigma, sigma_e, j: int) -> float:
         raise ValueError("sigma must be > 0")
     se = check_positive(sigma_e, "sigma_e", allow_zero=True)
     j = check_int(j, "j", low=0, high=len(beta) - 1)
+    return beta, sigma, se, j
+
+
+def population_tau_gaussian(beta, sigma, sigma_e, j: int) -> float:
+    "Lemma 3.5: tau(X_j, Y) = (2/pi) arctan(beta_j sigma_j / sqrt(sum_{i != j} beta_i^2 sigma_i^2 + sigma_e^2))."
+    beta, sigma, se, j = _check_model(beta, sigma, sigma_e, j)
     rest = float(np.sum(np.delete(beta**2 * sigma**2, j)) + se**2)
     return float(2 / np.pi * np.arctan2(beta[j] * sigma[j], math.sqrt(rest)))
 
 
 def population_tau_owen(beta, sigma, sigma_e, j: int) -> float:
     "tau(X_j, Y) = (4/s) * int_0^inf phi(t/s) Phi(beta_j t / r) dt - 1, by adaptive quadrature (no closed form used)."
-    beta, sigma = np.asarray(beta, float), np.asarray(sigma, float)
+    beta, sigma, sigma_e, j = _check_model(beta, sigma, sigma_e, j)
     s = math.sqrt(2) * sigma[j]
     r = math.sqrt(2 * (np.sum(np.delete(beta**2 * sigma**2, j)) + sigma_e**2))
     val, _ = integrate.quad(lambda t: stats.norm.pdf(t / s) * stats.norm.cdf(beta[j] * t / r), 0, np.inf,
@@ -491,8 +497,11 @@ def population_tau_owen(beta, sigma, sigma_e, j: int) -> float:
 def population_tau_mc(beta, sigma, sigma_e, j: int, n_pairs: int, rng=None, mu=None) -> float:
     "Monte Carlo estimate of P[concordant] - P[discordant] for (X_j, Y) from n_pairs independent pairs of draws."
     g = as_rng(rng)
-    beta, sigma = np.asarray(beta, float), np.asarray(sigma, float)
-    mu = np.zeros(len(beta)) if mu is None else np.asarray(mu, float)
+    beta, sigma, sigma_e, j = _check_model(beta, sigma, sigma_e, j)
+    n_pairs = check_int(n_pairs, "n_pairs", low=1)
+    mu = np.zeros(len(beta)) if mu is None else check_array(mu, "mu", ndim=1)
+    if len(mu) != len(beta):
+        raise ValueError(f"mu must have {len(beta)} entries, got {len(mu)}")
     tot = 0.0
     for m in np.diff(np.r_[0:n_pairs:500_000, n_pairs]):
         X, X2 = g.normal(mu, sigma, (m, len(beta))), g.normal(mu, sigma, (m, len(beta)))
@@ -528,11 +537,14 @@ def verify_population_tau(full: bool = False, rng=None) -> dict:
 # %% ../nbs/10_kendall.ipynb #23aa6ea2
 def concentration_bound(n, eta) -> float:
     "Lemma 3.6: sqrt(8 n ln(2/eta))."
+    n = check_int(n, "n", low=2)
     return math.sqrt(8 * n * math.log(2 / check_in_range(eta, "eta", 0, 1, low_closed=False, high_closed=False)))
 
 
 def hoeffding_bound(n, eta) -> float:
     "The sharper U-statistic Hoeffding bound (n/2) sqrt(2 ln(2/eta) / floor(n/2))."
+    n = check_int(n, "n", low=2)
+    eta = check_in_range(eta, "eta", 0, 1, low_closed=False, high_closed=False)
     return n / 2 * math.sqrt(2 * math.log(2 / eta) / (n // 2))
 
 

@@ -77,7 +77,7 @@ def class_of(subset, x) -> tuple[int, int]:
     t = max(rank of the worst score taken, k). Ranks are 1-based in the descending order of `x` (stable ties)."""
     x = check_array(x, "x", ndim=1, min_rows=2)
     s = _check_subset(subset, len(x))
-    k = len(s)
+    k = check_k(len(s), len(x), "len(subset)")
     rank = np.empty(len(x), int); rank[np.argsort(-x, kind="stable")] = np.arange(1, len(x) + 1)
     r = np.sort(rank[s])
     missing = np.setdiff1d(np.arange(1, k + 1), r)
@@ -137,6 +137,8 @@ def harmonic_number(log_m) -> np.ndarray:
     """H_m = 1 + 1/2 + ... + 1/m from log m: exact digamma for m < 10^6, otherwise the asymptotic series
     log m + gamma_E + 1/(2m) - 1/(12 m^2), whose truncation error is below 1/(120 m^4) < 1e-25."""
     lm = np.asarray(log_m, float)
+    if not np.all(np.isfinite(lm)) or np.any(lm < 0):
+        raise ValueError(f"log_m must be finite and >= 0 (m >= 1), got {log_m!r}")
     m = np.exp(np.minimum(lm, 14.0))
     exact = special.digamma(np.round(m) + 1) + np.euler_gamma
     inv = np.exp(-lm)  # 1/m, underflowing harmlessly to 0
@@ -282,6 +284,9 @@ def _prepare(scores, k, epsilon, gamma, sensitivity):
     sens = check_positive(sensitivity, "sensitivity")
     order_x = np.argsort(-x)  # any order consistent with the values: the loss does not depend on how ties are broken
     xs = np.ascontiguousarray(x[order_x] / sens)
+    if eps * float(np.abs(xs).max()) > 1e300:  # utilities eps/2 * x and their differences must stay finite
+        raise ValueError("scores / sensitivity are too large for epsilon: eps * max|scores| / sensitivity must be <= 1e300 "
+                         "(beyond it the utilities overflow to inf - inf = nan and the draw is no longer the mechanism)")
     a1, a2 = (1 - g) * eps / 2, g * eps / 2
     return x, d, k, eps, g, order_x, xs, a1, a2
 
@@ -292,7 +297,7 @@ def _block_order(xs, k, a1, a2, logfact, cap=4096, max_blocks=5_000_000):
     tb = _t_blocks(xs, k, a2, cap, ustep)
     t1, t2 = tb[:-1], tb[1:] - 1
     h = np.arange(k)[:, None]
-    key = (a2 * xs[t1 - 1])[None, :] - a1 * xs[:k][:, None] + logfact[t2 - h - 2] - logfact[k - h - 1] - logfact[t2 - k + 1]
+    key = (a2 * xs[t1 - 1])[None, :] - a1 * xs[:k][:, None] + logfact[t2 - h - 2] - logfact[k - h - 1] - logfact[t2 - k - 1]  # = umax + lm2 (no margin)
     return tb, np.argsort(-key.ravel(), kind="stable")
 
 
@@ -335,6 +340,8 @@ def all_subsets(d: int, k: int) -> np.ndarray:
 def subset_losses(x, k: int, gamma: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     "All k-subsets and their canonical losses, from the value formula (no classes involved)."
     x = check_array(x, "x", ndim=1, min_rows=2)
+    k = check_k(k, len(x))
+    gamma = check_in_range(gamma, "gamma", 0.0, 1.0, high_closed=False)
     S = all_subsets(len(x), k)
     inside = np.zeros((len(S), len(x)), bool)
     np.put_along_axis(inside, S, True, axis=1)

@@ -96,3 +96,11 @@ def test_unfitted_selector_and_helpers():
         audit_pair(n=6)
     with pytest.raises(ValueError, match="n"):
         theorem38_data(-3)
+
+
+def test_sub_lasso_zero_coefficients_cast_no_vote():
+    "A Lasso that keeps no feature votes for none (before: the first k columns, in column order)."
+    from dplit.dpkendall import _lasso_votes
+    assert _lasso_votes(X, y, 2, alpha=1e6).sum() == 0
+    v = _lasso_votes(X, y, 2, alpha=0.05)
+    assert v[0] == 1 and v.sum() <= 2

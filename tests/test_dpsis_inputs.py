@@ -105,3 +105,20 @@ def test_sklearn_estimator_checks():
                           on_fail=None)
     failed = [r for r in res if r["status"] == "failed"]
     assert not failed, [(r["check_name"], str(r["exception"])[:200]) for r in failed]
+
+
+def test_metric_and_generator_inputs():
+    with pytest.raises(ValueError, match="selected"):
+        D.tgg([0, 0], [0, 1, 2])
+    with pytest.raises(ValueError, match="selected"):
+        D.tgg([7], [0, 1, 2])
+    with pytest.raises(ValueError, match="ranking"):
+        D.tgg([0], [0, 0, 2])
+    with pytest.raises(ValueError, match="coefs"):
+        D.supports_from_coefs([[np.nan, 1.0, 2.0]], 1)
+    with pytest.raises(ValueError, match="noise_var"):
+        D.synthetic_eq6(10, 20, 2, noise_var=np.nan)
+    with pytest.raises(ValueError, match="noise_var"):
+        D.synthetic_eq6(10, 20, 2, noise_var=-1.0)
+    with pytest.raises(ValueError, match="trials"):
+        D.accuracy_sweep(X, Y, {2: [0, 1]}, [1.0], trials=0)

@@ -44,3 +44,23 @@ def test_lemma_helpers():
         population_tau_gaussian([1.0], [1.0], 1.0, 1)
     with pytest.raises(ValueError, match="same length"):
         population_tau_gaussian([1.0, 2.0], [1.0], 1.0, 0)
+
+
+def test_bound_and_model_helpers():
+    from dplit.kendall import hoeffding_bound, population_tau_mc, population_tau_owen, tau_hat_exact
+    with pytest.raises(ValueError, match="n"):
+        hoeffding_bound(1, 0.1)
+    with pytest.raises(ValueError, match="eta"):
+        hoeffding_bound(10, 0.0)
+    with pytest.raises(ValueError, match="n"):
+        concentration_bound(-1, 0.1)
+    with pytest.raises(ValueError, match="sigma"):
+        population_tau_owen([1.0], [0.0], 1.0, 0)
+    with pytest.raises(ValueError, match="beta"):
+        population_tau_owen([np.nan], [1.0], 1.0, 0)
+    with pytest.raises(ValueError, match="n_pairs"):
+        population_tau_mc([1.0], [1.0], 1.0, 0, 0)
+    with pytest.raises(ValueError, match="mu"):
+        population_tau_mc([1.0], [1.0], 1.0, 0, 10, mu=[0.0, 1.0])
+    with pytest.raises(ValueError, match="x"):
+        tau_hat_exact([1.0], [1.0])

@@ -75,3 +75,30 @@ def test_valid_output_shapes():
     assert r.value.shape == (2,) and r.spend.epsilon == 1.0
     assert L.lipschitz_top_k(X, 2, 1.0, rng=0, size=4).value.shape == (4, 2)
     assert L.lipschitz_top_k_python(X, 2, 1.0, rng=0).shape == (2,)
+
+
+@pytest.mark.parametrize("f", [L.lipschitz_top_k, L.lipschitz_top_k_dense])
+def test_overflowing_utilities_refused(f):
+    "eps/2 * score beyond the float range would give inf - inf = nan utilities and a deterministic (non-private) draw."
+    with pytest.raises(ValueError, match="scores"):
+        f([1e308] * 4, 2, 10.0, rng=0)
+    with pytest.raises(ValueError, match="scores"):
+        f([1e200, 0.0, 1.0], 1, 1.0, sensitivity=1e-120, rng=0)
+
+
+def test_large_equal_scores_stay_uniform():
+    "Just inside the guard: equal scores still give the uniform distribution over the 6 two-subsets of 4."
+    v = L.lipschitz_top_k([1e299] * 4, 2, 1.0, rng=0, size=6000).value
+    assert len(np.unique(v, axis=0)) == 6
+
+
+def test_helper_inputs():
+    with pytest.raises(ValueError, match="gamma"):
+        L.subset_losses([1.0, 2.0, 3.0], 1, 2.0)
+    with pytest.raises(ValueError, match="k"):
+        L.subset_losses([1.0, 2.0, 3.0], 5)
+    with pytest.raises(ValueError, match="subset"):
+        L.class_of(np.array([0, 1, 2]), [1.0, 2.0, 3.0])
+    for bad in (np.nan, -1.0, np.inf):
+        with pytest.raises(ValueError, match="log_m"):
+            L.harmonic_number(bad)
