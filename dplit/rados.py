@@ -52,7 +52,7 @@ def check_signatures(sigma, m: int, name: str = "sigma") -> np.ndarray:
         raise ValueError(f"{name} must contain only -1 and +1")
     return s.astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #34ca774b
+# %% ../nbs/30_rados.ipynb #c5ec09a4
 def edge_vectors(X, y) -> np.ndarray:
     """Edge vectors e_i = y_i x_i, one per row.
 
@@ -92,7 +92,7 @@ def sample_signatures(m: int, n: int, rng=None) -> np.ndarray:
     m, n = check_int(m, "m", low=1), check_int(n, "n", low=1)
     return (2 * as_rng(rng).integers(0, 2, size=(n, m), dtype=np.int8) - 1).astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #20109521
+# %% ../nbs/30_rados.ipynb #6bcdcae4
 def rados_from_masks(E: np.ndarray, masks: np.ndarray, chunk: int = 512) -> np.ndarray:
     """Rados sum_i b_i e_i for 0/1 support masks b, computed `chunk` rows at a time.
 
@@ -115,7 +115,7 @@ def rados_from_masks(E: np.ndarray, masks: np.ndarray, chunk: int = 512) -> np.n
         out[s:s + chunk] = masks[s:s + chunk].astype(float) @ E
     return out
 
-# %% ../nbs/30_rados.ipynb #81d72a3d
+# %% ../nbs/30_rados.ipynb #d39f9143
 def rados(X, y, sigma) -> np.ndarray:
     """Rademacher observations pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i (Definition 1).
 
@@ -138,7 +138,7 @@ def rados(X, y, sigma) -> np.ndarray:
     s = check_signatures(sigma, X.shape[0])
     return rados_from_masks(y[:, None] * X, s == y[None, :].astype(np.int8))
 
-# %% ../nbs/30_rados.ipynb #6fd42fe2
+# %% ../nbs/30_rados.ipynb #0122c643
 def random_rados(X, y, n: int, rng=None) -> np.ndarray:
     """Draw `n` rados with i.i.d. uniform signatures in Sigma_m.
 
@@ -170,46 +170,132 @@ def _theta(theta, d: int) -> np.ndarray:
 
 
 def logistic_loss(X, y, theta) -> float:
-    "F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta^T x_i)) (Eq. 1), computed stably."
+    """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta^T x_i)) (Eq. 1), computed stably.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        F_log(S, theta).
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.mean(np.logaddexp(0.0, -u)))
 
-
+# %% ../nbs/30_rados.ipynb #456c01aa
 def log_rado_exp_risk(R, theta) -> float:
     """log F^r_exp(S, theta, U) = log((1/n) sum_sigma exp(-theta^T pi_sigma)) (Eq. 2).
 
-    The rados of U are the rows of `R`; computed as a log-sum-exp."""
+    The rados of U are the rows of `R`; computed as a log-sum-exp.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        log F^r_exp(S, theta, U).
+    """
     R = check_array(R, "R", ndim=2)
     return float(special.logsumexp(-(R @ _theta(theta, R.shape[1]))) - math.log(R.shape[0]))
 
-
+# %% ../nbs/30_rados.ipynb #b527c514
 def rado_exp_risk(R, theta) -> float:
     """The exponential rado-risk F^r_exp(S, theta, U) (Eq. 2).
 
-    May overflow to inf; prefer `log_rado_exp_risk`."""
+    May overflow to inf; prefer `log_rado_exp_risk`.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        F^r_exp(S, theta, U).
+    """
     return math.exp(log_rado_exp_risk(R, theta))
 
 
 def rado_log_risk(R, theta, m: int) -> float:
     """The logistic rado-risk F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U) (Eq. 4).
 
-    `m` is the sample size."""
+    `m` is the sample size.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    float
+        F^r_log(S, theta, U).
+    """
     return math.log(2.0) + log_rado_exp_risk(R, theta) / check_int(m, "m", low=1)
 
 # %% ../nbs/30_rados.ipynb #c95fa300
 def log_rado_exp_risk_all(X, y, theta) -> float:
     """log F^r_exp(S, theta, Sigma_m) over all 2^m rados, via the product form of Lemma 2.
 
-    Equals sum_i log(1 + e^{-u_i}) - m log 2 with margins u_i = y_i theta^T x_i."""
+    Equals sum_i log(1 + e^{-u_i}) - m log 2 with margins u_i = y_i theta^T x_i.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        log F^r_exp(S, theta, Sigma_m).
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.sum(np.logaddexp(0.0, -u)) - X.shape[0] * math.log(2.0))
 
-
+# %% ../nbs/30_rados.ipynb #62a659c6
 def rado_exp_cv2(X, y, theta) -> float:
-    """Squared coefficient of variation of exp(-theta^T pi_sigma) for uniform sigma, exactly:
-    prod_i (1 + e^{-2u_i}) * 2^m / prod_i (1 + e^{-u_i})^2 - 1, evaluated in log-space."""
+    """Squared coefficient of variation of exp(-theta^T pi_sigma) for uniform sigma, exactly: prod_i
+    (1 + e^{-2u_i}) * 2^m / prod_i (1 + e^{-u_i})^2 - 1, evaluated in log-space.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        The squared coefficient of variation c^2.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     log_ratio = np.sum(np.logaddexp(0.0, -2 * u) + math.log(2.0) - 2 * np.logaddexp(0.0, -u))
@@ -219,7 +305,18 @@ def rado_exp_cv2(X, y, theta) -> float:
 def g_matrix(m: int) -> np.ndarray:
     """G_m in {0,1}^{m x 2^m} (Nock, Patrini & Friedman (2015), Eq. 20).
 
-    G_1 = [0 1] and G_m = [[0...0 1...1], [G_{m-1} G_{m-1}]]."""
+    G_1 = [0 1] and G_m = [[0...0 1...1], [G_{m-1} G_{m-1}]].
+
+    Parameters
+    ----------
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, 2^m), dtype int8
+        G_m.
+    """
     m = check_int(m, "m", low=1, high=24)
     G = np.array([[0, 1]], dtype=np.int8)
     for _ in range(m - 1):
@@ -229,20 +326,46 @@ def g_matrix(m: int) -> np.ndarray:
         )
     return G
 
-
+# %% ../nbs/30_rados.ipynb #c78370ee
 def all_signatures(y) -> np.ndarray:
     """All 2^m signatures of Sigma_m, one per row, ordered as the columns of G_m.
 
-    sigma_i = y_i exactly where the column of G_m is 1."""
+    sigma_i = y_i exactly where the column of G_m is 1.
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+
+    Returns
+    -------
+    numpy.ndarray of shape (2^m, m), dtype int8
+        The signatures.
+    """
     y = check_binary_labels(y).astype(np.int8)
     G = g_matrix(len(y))
     return np.where(G.T == 1, y[None, :], -y[None, :]).astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #49a95279
+# %% ../nbs/30_rados.ipynb #b3f4b0de
 def lemma2_enumeration_error(X, y, theta) -> float:
     """Relative error between F_log(S, theta) and log 2 + (1/m) log F^r_exp(S, theta, Sigma_m).
 
-    All 2^m rados are enumerated from Definition 1 as written."""
+    All 2^m rados are enumerated from Definition 1 as written.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        The relative error.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
     sig = all_signatures(y)
@@ -251,18 +374,35 @@ def lemma2_enumeration_error(X, y, theta) -> float:
     direct = logistic_loss(X, y, theta)
     return abs(via_rados - direct) / abs(direct)
 
-
+# %% ../nbs/30_rados.ipynb #b85c7cd7
 def random_instance(m: int, d: int, rng, margin_scale: float = 1.0):
     """A random sample (X, y) and classifier theta.
 
-    The margins are of order `margin_scale`, some of them negative."""
+    The margins are of order `margin_scale`, some of them negative.
+
+    Parameters
+    ----------
+    m : int
+        Sample size (number of examples).
+    d : int
+        Dimension.
+    rng : numpy.random.Generator, int or None
+        Source of randomness; an int seed gives reproducible output.
+    margin_scale : float, default 1.0
+        Root-mean-square margin of theta on the sample.
+
+    Returns
+    -------
+    tuple
+        (X, y, theta).
+    """
     X = rng.normal(size=(m, d)) * rng.uniform(0.5, 3.0, size=d)
     y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
     theta = rng.normal(size=d)
     theta *= margin_scale / np.sqrt(np.mean((X @ theta) ** 2))
     return X, y, theta
 
-# %% ../nbs/30_rados.ipynb #d65d13d9
+# %% ../nbs/30_rados.ipynb #292a9146
 @register_check(
     "rado_logloss_identity",
     "F_log(S,theta) = log 2 + (1/m) log F^r_exp(S,theta,Sigma_m), "
@@ -270,6 +410,22 @@ def random_instance(m: int, d: int, rng, margin_scale: float = 1.0):
     source="Nock, Patrini & Friedman (2015), Lemma 2",
 )
 def verify_rado_logloss_identity(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_logloss_identity`: F_log(S,theta) = log 2 + (1/m) log
+    F^r_exp(S,theta,Sigma_m), all 2^m rados enumerated (m <= 16).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     reps = 5 if full else 1
     worst, cases = 0.0, 0
@@ -297,7 +453,28 @@ def rado_gap_experiment(
     """Gap F_log(S,theta) - F^r_log(S,theta,U) for `reps` random sets U of each size n in `ns`.
 
     The sample is random, with theta scaled so that exp(-theta^T pi_sigma) has coefficient of
-    variation `cv`. Returns the gaps and the exact c."""
+    variation `cv`. Returns the gaps and the exact c.
+
+    Parameters
+    ----------
+    m : int, default 200
+        Sample size (number of examples).
+    d : int, default 5
+        Dimension.
+    ns : sequence of int, default (10, 30, 100, 300, 1000, 3000)
+        Sizes n of the random rado sets.
+    reps : int, default 200
+        Number of random rado sets per size.
+    cv : float, default 1.0
+        Target coefficient of variation of exp(-theta^T pi_sigma).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        `gaps` and `zbar` (arrays per n), the sample, theta, the exact c, m and reps.
+    """
     from scipy import optimize
     rng = as_rng(rng)
     X, y, th = random_instance(m, d, rng)
@@ -325,11 +502,22 @@ def rado_gap_experiment(
         reps=reps,
     )
 
-# %% ../nbs/30_rados.ipynb #6d0d203d
+# %% ../nbs/30_rados.ipynb #c7da2af2
 def plot_rado_gap(res):
     """Figure: measured 95% quantile and standard deviation of the gap against n.
 
-    The CLT and delta-method predictions are drawn next to them."""
+    The CLT and delta-method predictions are drawn next to them.
+
+    Parameters
+    ----------
+    res : dict
+        The output of the matching experiment function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed, for display).
+    """
     import matplotlib.pyplot as plt
     ns = np.array(sorted(res["gaps"])); m, c = res["m"], res["c"]
     q95 = np.array([np.quantile(res["gaps"][n], 0.95) for n in ns])
@@ -350,7 +538,7 @@ def plot_rado_gap(res):
     plt.close(fig)
     return fig
 
-# %% ../nbs/30_rados.ipynb #1e9633a2
+# %% ../nbs/30_rados.ipynb #495b023c
 @register_check(
     "rado_subset_gap",
     "random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the gap F_log - F^r_log(U) "
@@ -358,6 +546,22 @@ def plot_rado_gap(res):
     source="Nock, Patrini & Friedman (2015), Theorem 3 (Sigma_r = Sigma_m)",
 )
 def verify_rado_subset_gap(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_subset_gap`: random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the
+    gap F_log - F^r_log(U) shrinks as 1/sqrt(n).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     reps = 800 if full else 200
     res = rado_gap_experiment(reps=reps, rng=rng)
     c, ns = res["c"], sorted(res["gaps"])
@@ -377,7 +581,20 @@ def verify_rado_subset_gap(full: bool = False, rng=None) -> dict:
 def support_matrix(U_idx, m: int) -> np.ndarray:
     """A = G_m U in {0,1}^{m x n}.
 
-    Column j is the support indicator of the rado with index U_idx[j] (a column of G_m)."""
+    Column j is the support indicator of the rado with index U_idx[j] (a column of G_m).
+
+    Parameters
+    ----------
+    U_idx : array_like of int
+        Indices of the selected rados (columns of G_m), in [0, 2^m).
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, n)
+        A = G_m U, as floats.
+    """
     m = check_int(m, "m", low=1, high=24)
     idx = np.asarray(U_idx, dtype=np.int64)
     if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= 2 ** m:
@@ -386,11 +603,26 @@ def support_matrix(U_idx, m: int) -> np.ndarray:
         )
     return ((idx[None, :] >> (m - 1 - np.arange(m))[:, None]) & 1).astype(float)
 
-
+# %% ../nbs/30_rados.ipynb #883a3c43
 def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
     """Lemma 9(a): E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}.
 
-    Raises ValueError if G_m U has rank < m (not recoverable)."""
+    Raises ValueError if G_m U has rank < m (not recoverable).
+
+    Parameters
+    ----------
+    Pi : array_like of shape (d, n)
+        The rados as columns.
+    U_idx : array_like of int
+        Indices of the selected rados (columns of G_m), in [0, 2^m).
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d, m)
+        The edge vectors E as columns.
+    """
     Pi = check_array(Pi, "Pi", ndim=2)
     A = support_matrix(U_idx, m)
     if Pi.shape[1] != A.shape[1]:
@@ -404,7 +636,7 @@ def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
         )
     return Pi @ A.T @ np.linalg.inv(A @ A.T)
 
-# %% ../nbs/30_rados.ipynb #99faa39c
+# %% ../nbs/30_rados.ipynb #6fed5f63
 @register_check(
     "rado_edge_recovery",
     "Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when rank G_m U = m; "
@@ -412,6 +644,22 @@ def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
     source="Nock, Patrini & Friedman (2015), Lemma 9",
 )
 def verify_rado_edge_recovery(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_edge_recovery`: Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when
+    rank G_m U = m; a second E' with the same rados when n < m.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     worst_a, worst_b, min_diff, cases = 0.0, 0.0, np.inf, 0
     for m in range(2, 11 if full else 9):
