@@ -28,7 +28,21 @@ __all__ = ['PAPER_TABLE1', 'BoostPath', 'wfi_best', 'wfi_median', 'radoboost', '
 # %% ../nbs/31_radoboost.ipynb #20d3168d
 @dataclass
 class BoostPath:
-    "The T rounds of a boosting run: chosen features, edges r_t, leveraging coefficients alpha_t."
+    """The T rounds of a boosting run: chosen features, edges r_t, leveraging coefficients alpha_t.
+
+    Attributes
+    ----------
+    iota : np.ndarray
+        Chosen feature of each round.
+    r : np.ndarray
+        Edge r_t of each round.
+    alpha : np.ndarray
+        Leveraging coefficient alpha_t of each round.
+    d : int
+        Number of features.
+    clipped : int
+        Number of rounds whose edge was clipped.
+    """
     iota: np.ndarray
     r: np.ndarray
     alpha: np.ndarray
@@ -53,20 +67,46 @@ class BoostPath:
             out[t] = cur
         return out
 
-# %% ../nbs/31_radoboost.ipynb #202c7ee0
+# %% ../nbs/31_radoboost.ipynb #95c7534e
 def _check_T(T) -> int:
     return check_int(T, "T", low=1)
 
 
 def wfi_best(r: np.ndarray, active: np.ndarray) -> int:
-    "Weak feature index oracle of §4: a feature maximising |r| (the first one on ties)."
+    """Weak feature index oracle of §4: a feature maximising |r| (the first one on ties).
+
+    Parameters
+    ----------
+    r : numpy.ndarray of shape (d,)
+        Edges of all features this round.
+    active : numpy.ndarray of shape (d,), bool
+        Features that can be chosen (non-zero normaliser).
+
+    Returns
+    -------
+    int
+        The chosen feature.
+    """
     return int(np.argmax(np.where(active, np.abs(r), -1.0)))
 
-
+# %% ../nbs/31_radoboost.ipynb #70174de8
 def wfi_median(r: np.ndarray, active: np.ndarray) -> int:
     """Prudential oracle of §6: the feature whose |r| is the (lower) median of |r|.
 
-    The median is taken over the usable (`active`) features."""
+    The median is taken over the usable (`active`) features.
+
+    Parameters
+    ----------
+    r : numpy.ndarray of shape (d,)
+        Edges of all features this round.
+    active : numpy.ndarray of shape (d,), bool
+        Features that can be chosen (non-zero normaliser).
+
+    Returns
+    -------
+    int
+        The chosen feature.
+    """
     idx = np.flatnonzero(active)
     order = idx[np.argsort(np.abs(r[idx]), kind="stable")]
     return int(order[(len(order) - 1) // 2])
@@ -74,7 +114,7 @@ def wfi_median(r: np.ndarray, active: np.ndarray) -> int:
 
 _WFI = {"best": wfi_best, "median": wfi_median}
 
-# %% ../nbs/31_radoboost.ipynb #4acf2953
+# %% ../nbs/31_radoboost.ipynb #e9721f89
 def radoboost(
     R, T: int = 1000, wfi: str = "best", kappa: float = 1.0, r_max: float = 1 - 1e-10
 ) -> BoostPath:
@@ -139,7 +179,20 @@ def radoboost(
 def radoboost_loop(R, T: int) -> BoostPath:
     """Algorithm 1 in plain Python (nested loops over rounds, rados and features).
 
-    The reference implementation the vectorised `radoboost` is checked against."""
+    The reference implementation the vectorised `radoboost` is checked against.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    T : int
+        Number of boosting rounds.
+
+    Returns
+    -------
+    BoostPath
+        The run (same as `radoboost` with kappa = 1).
+    """
     R = check_array(R, "R", ndim=2)
     T = _check_T(T)
     rows = R.tolist()
@@ -168,23 +221,49 @@ def radoboost_loop(R, T: int) -> BoostPath:
 
 # %% ../nbs/31_radoboost.ipynb #96dcfdb5
 def log_rado_risk_path(path: BoostPath, R) -> np.ndarray:
-    "log F^r_exp(S, theta_t, U) for t = 1..T, from the rados in the rows of R."
+    """log F^r_exp(S, theta_t, U) for t = 1..T, from the rados in the rows of R.
+
+    Parameters
+    ----------
+    path : BoostPath
+        A boosting run.
+    R : array_like of shape (n, d)
+        Rados, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (T,)
+        log F^r_exp(S, theta_t, U) for t = 1..T.
+    """
     R = check_array(R, "R", ndim=2)
     M = path.margins_path(R)
     return special.logsumexp(-M, axis=1) - math.log(R.shape[0])
 
-
+# %% ../nbs/31_radoboost.ipynb #4b8985ad
 def lemma4_slack(path: BoostPath, R) -> tuple[float, float]:
     """Largest excess of log F^r_exp(theta_t) over the two bounds of Lemma 4, over t = 1..T.
 
-    The bounds are (i) sum_s log sqrt(1 - r_s^2) and (ii) -t gamma_t^2 / 2."""
+    The bounds are (i) sum_s log sqrt(1 - r_s^2) and (ii) -t gamma_t^2 / 2.
+
+    Parameters
+    ----------
+    path : BoostPath
+        A boosting run.
+    R : array_like of shape (n, d)
+        Rados, one per row.
+
+    Returns
+    -------
+    tuple of float
+        The largest excess over bound (i) and over bound (ii); <= 0 when Lemma 4 holds.
+    """
     lf = log_rado_risk_path(path, R)
     prod_bound = np.cumsum(0.5 * np.log1p(-path.r ** 2))
     gamma = np.minimum.accumulate(np.abs(path.r))
     wla_bound = -np.arange(1, path.T + 1) * gamma ** 2 / 2
     return float(np.max(lf - prod_bound)), float(np.max(lf - wla_bound))
 
-# %% ../nbs/31_radoboost.ipynb #89fd2b63
+# %% ../nbs/31_radoboost.ipynb #31760f33
 def _lemma4_instances(rng, k: int):
     for i in range(k):
         m, d = int(rng.integers(50, 800)), int(rng.integers(2, 12))
@@ -195,13 +274,29 @@ def _lemma4_instances(rng, k: int):
             X[out] *= 100.0                                              # outlying examples
         yield X, y, random_rados(X, y, int(rng.integers(10, 1000)), rng)
 
-# %% ../nbs/31_radoboost.ipynb #686ed531
+# %% ../nbs/31_radoboost.ipynb #a69d9d84
 @register_check(
     "radoboost_lemma4",
     "RadoBoost: F^r_exp(S,theta_t,U) <= prod_s sqrt(1-r_s^2) <= exp(-t gamma^2/2) at every round t",
     source="Nock, Patrini & Friedman (2015), Lemma 4",
 )
 def verify_radoboost_lemma4(full: bool = False, rng=None) -> dict:
+    """Registered check `radoboost_lemma4`: RadoBoost: F^r_exp(S,theta_t,U) <= prod_s sqrt(1-r_s^2)
+    <= exp(-t gamma^2/2) at every round t.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     k, T = (40, 1000) if full else (10, 300)
     worst_p, worst_w = -np.inf, -np.inf
@@ -219,7 +314,24 @@ def verify_radoboost_lemma4(full: bool = False, rng=None) -> dict:
 def adaboost_examples(X, y, T: int = 1000, r_max: float = 1 - 1e-10) -> BoostPath:
     """AdaBoost over examples with the weak learner of Eq. 14 and exponential weights.
 
-    The weak learner takes a feature maximising |r^ex|, with edges y_i x_ik."""
+    The weak learner takes a feature maximising |r^ex|, with edges y_i x_ik.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    T : int, default 1000
+        Number of boosting rounds.
+    r_max : float, default 1 - 1e-10
+        Edges are clipped to [-r_max, r_max] so that alpha_t stays finite.
+
+    Returns
+    -------
+    BoostPath
+        The run.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
     T = _check_T(T)
@@ -243,12 +355,31 @@ def adaboost_examples(X, y, T: int = 1000, r_max: float = 1 - 1e-10) -> BoostPat
         iota[t], rs[t], alphas[t] = k, r, a / xstar[k]
     return BoostPath(iota, rs, alphas, X.shape[1], clipped)
 
-# %% ../nbs/31_radoboost.ipynb #64cf8916
+# %% ../nbs/31_radoboost.ipynb #47dcd871
 def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[np.ndarray, int]:
     """The kept classifier and its round.
 
-    `keep` is 'train_error' (min 0/1 error on (X, y), §4), 'rado_risk' (min F^r_exp on R)
-    or 'last'."""
+    `keep` is 'train_error' (min 0/1 error on (X, y), §4), 'rado_risk' (min F^r_exp on R) or
+    'last'.
+
+    Parameters
+    ----------
+    path : BoostPath
+        A boosting run.
+    keep : {'train_error', 'rado_risk', 'last'}
+        Which iterate to keep.
+    X : array_like of shape (m, d), default None
+        The examples, one per row.
+    y : array_like of shape (m,), default None
+        Labels in {-1, 1} (or {0, 1}).
+    R : array_like of shape (n, d), default None
+        Rados, one per row.
+
+    Returns
+    -------
+    tuple
+        (theta, t): the kept classifier and its round (1-based).
+    """
     if keep == "last":
         return path.theta(), path.T
     if keep == "train_error":
@@ -265,7 +396,20 @@ def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[
 def radoboost_weights(path: BoostPath, R) -> np.ndarray:
     """The rado weights w_1..w_T of a (kappa = 1) RadoBoost run, as a (T, n) array.
 
-    Replayed from the run's path with Eq. 11."""
+    Replayed from the run's path with Eq. 11.
+
+    Parameters
+    ----------
+    path : BoostPath
+        A boosting run.
+    R : array_like of shape (n, d)
+        Rados, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (T, n)
+        Row t is w_{t+1}.
+    """
     R = check_array(R, "R", ndim=2)
     pistar = np.abs(R).max(axis=0)
     W = np.empty((path.T, R.shape[0]))
@@ -316,7 +460,7 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
         d = self.decision_function(X)
         return self.classes_[(d > 0).astype(int)]
 
-# %% ../nbs/31_radoboost.ipynb #2272d1bc
+# %% ../nbs/31_radoboost.ipynb #804aa525
 class RadoBoostClassifier(_LinearBoost):
     """RadoBoost (Nock, Patrini & Friedman (2015), Algorithm 1) as a scikit-learn classifier.
 
@@ -362,7 +506,7 @@ class RadoBoostClassifier(_LinearBoost):
         self.n_rados_ = n
         return self
 
-# %% ../nbs/31_radoboost.ipynb #4174cfe9
+# %% ../nbs/31_radoboost.ipynb #c91648d2
 class AdaBoostExamplesClassifier(_LinearBoost):
     """AdaBoost over examples with the weak learner of Eq. 14 (Nock, Patrini & Friedman 2015, §4).
 
@@ -433,7 +577,7 @@ def _fold(X, y, tr, te, T, seed, standardize=False):
         for k, mdl in models.items()
     }
 
-# %% ../nbs/31_radoboost.ipynb #59c1f972
+# %% ../nbs/31_radoboost.ipynb #2ec57f37
 def cv_compare(
     X,
     y,
@@ -500,12 +644,23 @@ def cv_compare(
         standardize=standardize,
     )
 
-# %% ../nbs/31_radoboost.ipynb #03d4bbef
+# %% ../nbs/31_radoboost.ipynb #7f9ac1b0
 def format_table1(rows) -> str:
     """Markdown table of `cv_compare` results next to the paper's numbers (for a terminal).
 
     `rows` is a dict name -> result or a list of (name, result); `table1_frame` is the same table
-    as a DataFrame."""
+    as a DataFrame.
+
+    Parameters
+    ----------
+    rows : dict or list of (str, dict)
+        name -> `cv_compare` result, or (name, result) pairs.
+
+    Returns
+    -------
+    str
+        A markdown table.
+    """
     fmt = lambda e: f"{e.mean():.2f}±{e.std(ddof=1):.2f}"
     pf = lambda v: "<0.01" if v < 0.01 else f"{v:.2f}"
     lines = [
@@ -531,7 +686,7 @@ def format_table1(rows) -> str:
             )
     return "\n".join(lines)
 
-# %% ../nbs/31_radoboost.ipynb #a01bc2d7
+# %% ../nbs/31_radoboost.ipynb #18f7a5c6
 def table1_frame(rows) -> pd.DataFrame:
     """Table 1 as a DataFrame: `cv_compare` results next to the paper's numbers.
 
@@ -555,7 +710,22 @@ def synthetic_magic_like(rng=None, m: int = 19020, d: int = 10):
     """A synthetic stand-in of Magic's shape (19020 x 10).
 
     Heavy-tailed features (Student t_4, scales from 1 to 50), labels sign(x^T w) with 20% of them
-    flipped."""
+    flipped.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    m : int, default 19020
+        Number of examples.
+    d : int, default 10
+        Number of features.
+
+    Returns
+    -------
+    tuple
+        (X, y) with labels in {-1, 1}.
+    """
     rng = as_rng(rng)
     X = rng.standard_t(4, size=(m, d)) * rng.uniform(1, 50, size=d)
     w = rng.normal(size=d) / X.std(0)
