@@ -29,12 +29,36 @@ __all__ = ['dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat
 
 # %% ../nbs/32_dprados.ipynb #ac1b6232
 def dp_feat_beta(epsilon) -> float:
-    "beta = 1 / (1 + exp(epsilon / 2)) in (0, 1/2) (Algorithm 2, Step 1)."
+    """beta = 1 / (1 + exp(epsilon / 2)) in (0, 1/2) (Algorithm 2, Step 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter epsilon > 0.
+
+    Returns
+    -------
+    float
+        beta.
+    """
     return float(special.expit(-check_epsilon(epsilon) / 2))
 
-
+# %% ../nbs/32_dprados.ipynb #b61de843
 def check_boolean_feature(X, j_star) -> int:
-    "Validate the sensitive feature index: an integer column of X whose values are all -1 or +1."
+    """Validate the sensitive feature index: an integer column of X whose values are all -1 or +1.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+
+    Returns
+    -------
+    int
+        The validated index.
+    """
     X = check_array(X, "X", ndim=2)
     j = check_int(j_star, "j_star", low=0, high=X.shape[1] - 1)
     vals = np.unique(X[:, j])
@@ -50,7 +74,7 @@ def check_boolean_feature(X, j_star) -> int:
         )
     return j
 
-# %% ../nbs/32_dprados.ipynb #f20fc92b
+# %% ../nbs/32_dprados.ipynb #cc155253
 def _log_binom_pmf(m: int) -> np.ndarray:
     k = np.arange(m + 1)
     return (
@@ -63,18 +87,46 @@ def _log_binom_pmf(m: int) -> np.ndarray:
 
 def dp_feat_window_K(m: int, epsilon) -> tuple[int, int]:
     """The window of Eq. 16 in K = pi_{j*} + N coordinates: {L, ..., m - L}, L = ceil(beta (m + 1));
-    the same for every sample of size m."""
+    the same for every sample of size m.
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+
+    Returns
+    -------
+    tuple of int
+        (L, m - L).
+    """
     m = check_int(m, "m", low=1)
     beta = dp_feat_beta(epsilon)
     L = math.ceil(beta * (m + 1) - 1e-12)
     return L, m - L
 
-# %% ../nbs/32_dprados.ipynb #52d8bbf2
+# %% ../nbs/32_dprados.ipynb #93063579
 def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
     """Exact privacy of DP-Feat's j*-coordinates under j*-neighbours: per rado, the largest
-    log-likelihood ratio inside the window (<= epsilon/2) and delta_beta (the mass of a window end);
-    for n rados (n*epsilon/2, 1-(1-delta_beta)^n). Also the acceptance probability of one Rademacher
-    draw. Raises if the window is empty or a single point."""
+    log-likelihood ratio inside the window (<= epsilon/2) and delta_beta (the mass of a window
+    end); for n rados (n*epsilon/2, 1-(1-delta_beta)^n). Also the acceptance probability of one
+    Rademacher draw. Raises if the window is empty or a single point.
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    n : int, default 1
+        Number of rados.
+
+    Returns
+    -------
+    dict
+        beta, L, U, epsilon_pure, delta, p_accept, epsilon_n, delta_n.
+    """
     m, n = check_int(m, "m", low=1), check_int(n, "n", low=1)
     eps = check_epsilon(epsilon)
     L, U = dp_feat_window_K(m, eps)
@@ -103,27 +155,72 @@ def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
         delta_n=float(-np.expm1(n * np.log1p(-delta))),
     )
 
-# %% ../nbs/32_dprados.ipynb #7e889b44
+# %% ../nbs/32_dprados.ipynb #c45ef0c0
 def dp_feat_K_pmfs(m: int, epsilon) -> tuple[np.ndarray, np.ndarray]:
     """pmfs of the output o = pi_{j*} + N (o = 0..m) under S and under its j*-neighbour S' (N' = N +
-    1): p(o) and p(o + 1)."""
+    1): p(o) and p(o + 1).
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (p, q): the pmfs under S and S' on o = 0..m.
+    """
     L, U = dp_feat_window_K(m, epsilon)
     lp = _log_binom_pmf(m)
     p = np.zeros(m + 1)
     p[L:U + 1] = np.exp(lp[L:U + 1] - special.logsumexp(lp[L:U + 1]))
     return p, np.r_[p[1:], 0.0]
 
-
+# %% ../nbs/32_dprados.ipynb #820491a9
 def hockey_stick(p, q, epsilon) -> float:
     """delta(epsilon) = max over the two directions of sum_o max(0, p(o) - e^eps q(o)) for two pmfs
-    on the same outputs."""
+    on the same outputs.
+
+    Parameters
+    ----------
+    p : numpy.ndarray or float
+        A pmf over outputs (for `d_be`: a probability).
+    q : numpy.ndarray or float
+        A second pmf on the same outputs (for `d_be`: a probability).
+    epsilon : float
+        Privacy parameter epsilon > 0.
+
+    Returns
+    -------
+    float
+        delta(epsilon).
+    """
     e = math.exp(epsilon)
     return float(max(np.maximum(0, p - e * q).sum(), np.maximum(0, q - e * p).sum()))
 
 # %% ../nbs/32_dprados.ipynb #24df3c6c
 def dp_feat_window(X, y, j_star, epsilon) -> tuple[float, float]:
     """Eq. 16: the interval [m_+ - Delta_beta, m_+ + Delta_beta] for pi_{sigma j*}, m_+ = #{i: y_i
-    x_ij* = +1} - m/2, Delta_beta = m/2 - beta(m+1)."""
+    x_ij* = +1} - m/2, Delta_beta = m/2 - beta(m+1).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    epsilon : float
+        Privacy parameter epsilon > 0.
+
+    Returns
+    -------
+    tuple of float
+        (low, high).
+    """
     X, y = check_X_y(X, y, min_rows=2)
     y = check_binary_labels(y)
     j = check_boolean_feature(X, j_star)
@@ -132,13 +229,36 @@ def dp_feat_window(X, y, j_star, epsilon) -> tuple[float, float]:
     half = m / 2 - dp_feat_beta(epsilon) * (m + 1)
     return m_plus - half, m_plus + half
 
-# %% ../nbs/32_dprados.ipynb #6f70b813
+# %% ../nbs/32_dprados.ipynb #62046072
 def rejection_sample_rados(
     E, j_star: int, n: int, low: float, high: float, rng=None, max_draws: int = 10**7
 ) -> tuple[np.ndarray, int]:
     """Rademacher rejection sampling (Alg. 2, Step 2): uniform signatures until n have pi_{sigma j*}
     in [low, high]. E holds the edge vectors as rows. Returns the n rados and the number of draws
-    n_R."""
+    n_R.
+
+    Parameters
+    ----------
+    E : numpy.ndarray of shape (m, d)
+        Edge vectors y_i x_i, one per row.
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    n : int
+        Number of rados.
+    low : float
+        Lower end of the accepted interval for pi_{sigma j*}.
+    high : float
+        Upper end of the accepted interval for pi_{sigma j*}.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    max_draws : int, default 10 ** 7
+        Give up after this many Rademacher draws.
+
+    Returns
+    -------
+    tuple
+        (rados of shape (n, d), number of draws n_R).
+    """
     E = check_array(E, "E", ndim=2)
     j_star = check_int(j_star, "j_star", low=0, high=E.shape[1] - 1)
     n = check_int(n, "n", low=1)
@@ -167,12 +287,33 @@ def rejection_sample_rados(
             raise RuntimeError(f"rejection sampling exceeded max_draws={max_draws}")
     return rados_from_masks(E, np.concatenate(kept)), draws
 
-# %% ../nbs/32_dprados.ipynb #8abdde5e
+# %% ../nbs/32_dprados.ipynb #3086f2c0
 def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int, dict]:
     """DP-Feat (Alg. 2) as the paper states it: n full rados, the number of Rademacher draws, and
-    the exact guarantee of their j* coordinates (see dp_feat_guarantee). Not a private release: the
-    other coordinates of a rado can identify its support and with it the changed value of feature j*
-    (see the chapter); `dp_feat_rados` releases what is private."""
+    the exact guarantee of their j* coordinates (see dp_feat_guarantee). Not a private release:
+    the other coordinates of a rado can identify its support and with it the changed value of
+    feature j* (see the chapter); `dp_feat_rados` releases what is private.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    n : int
+        Number of rados.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    tuple
+        (rados of shape (n, d), number of draws n_R, guarantee dict).
+    """
     X, y = check_X_y(X, y, min_rows=2)
     y = check_binary_labels(y)
     j = check_boolean_feature(X, j_star)
@@ -182,13 +323,34 @@ def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int,
     R, draws = rejection_sample_rados(y[:, None] * X, j, n, low, high, rng)
     return R, draws, g
 
-# %% ../nbs/32_dprados.ipynb #a404cb3f
+# %% ../nbs/32_dprados.ipynb #750be579
 def dp_feat_rados(X, y, j_star, n, epsilon, rng=None) -> Release:
     """DP-Feat (Nock, Patrini & Friedman (2015), Alg. 2), released privately: the j* coordinates
     pi_{sigma j*} (shape (n,)) of n DP-Feat rados, (n eps/2, 1-(1-delta_beta)^n)-DP under
-    j*-neighbours (one value of the {-1,1} feature j* changed). Only these coordinates are released:
-    the full rados (`dp_feat_sample`) are not DP at any epsilon when their other coordinates
-    identify the support, which generic real features do."""
+    j*-neighbours (one value of the {-1,1} feature j* changed). Only these coordinates are
+    released: the full rados (`dp_feat_sample`) are not DP at any epsilon when their other
+    coordinates identify the support, which generic real features do.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    n : int
+        Number of rados.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    Release
+        The j* coordinates, shape (n,), and their privacy spend.
+    """
     g = dp_feat_guarantee(check_array(X, "X", ndim=2).shape[0], epsilon, check_int(n, "n", low=1))
     if g["delta_n"] >= 1 - 1e-12:
         raise ValueError(
@@ -218,7 +380,7 @@ def _enumerated_law(e_j: np.ndarray, low: float, high: float) -> dict:
     vals, counts = np.unique(np.round(pj).astype(int), return_counts=True)
     return dict(zip(vals.tolist(), (counts / counts.sum()).tolist()))
 
-# %% ../nbs/32_dprados.ipynb #e79ff623
+# %% ../nbs/32_dprados.ipynb #b6ace12f
 @register_check(
     "dp_feat_exact_privacy",
     "DP-Feat: pi_{j*} is a window-truncated Bin(m,1/2) shifted by -N; log-ratio <= eps/2 inside, "
@@ -226,6 +388,22 @@ def _enumerated_law(e_j: np.ndarray, low: float, high: float) -> dict:
     source="Nock, Patrini & Friedman (2015), Alg. 2, Eq. 16, Thm 6 (re-derived)",
 )
 def verify_dp_feat_exact_privacy(full: bool = False, rng=None) -> dict:
+    """Registered check `dp_feat_exact_privacy`: DP-Feat: pi_{j*} is a window-truncated Bin(m,1/2)
+    shifted by -N; log-ratio <= eps/2 inside, delta_beta = window-end mass.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     worst_pmf = worst_delta = 0.0
     worst_ratio = -np.inf
@@ -270,7 +448,26 @@ def verify_dp_feat_exact_privacy(full: bool = False, rng=None) -> dict:
 # %% ../nbs/32_dprados.ipynb #e451473a
 def dp_feat_mutant_window(X, y, j_star, epsilon, kind: str) -> tuple[float, float]:
     """Windows of plausible implementation slips, for audits: 'beta_2eps', 'beta_half_eps',
-    'centre_from_x' (m_+ counted on x_ij*, not y_i x_ij*)."""
+    'centre_from_x' (m_+ counted on x_ij*, not y_i x_ij*).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    kind : {'beta_2eps', 'beta_half_eps', 'centre_from_x'}
+        Which implementation slip to reproduce.
+
+    Returns
+    -------
+    tuple of float
+        (low, high) of the slipped window.
+    """
     lo, hi = dp_feat_window(X, y, j_star, epsilon)
     m = len(y)
     if kind == "beta_2eps":
@@ -283,10 +480,25 @@ def dp_feat_mutant_window(X, y, j_star, epsilon, kind: str) -> tuple[float, floa
         return lo + shift, hi + shift
     raise ValueError(f"kind must be 'beta_2eps', 'beta_half_eps' or 'centre_from_x', got {kind!r}")
 
-
+# %% ../nbs/32_dprados.ipynb #2889de60
 def window_K_pmfs(m: int, low_K: float, high_K: float) -> tuple[np.ndarray, np.ndarray]:
     """pmfs under S and S' of o = K for a window [low_K, high_K] in K coordinates (used for the
-    mutants)."""
+    mutants).
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    low_K : float
+        Lower window end in K coordinates.
+    high_K : float
+        Upper window end in K coordinates.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (p, q): the pmfs under S and S'.
+    """
     k = np.arange(m + 1)
     lp = np.where((k >= low_K - 1e-9) & (k <= high_K + 1e-9), _log_binom_pmf(m), -np.inf)
     p = np.exp(lp - special.logsumexp(lp))
@@ -295,7 +507,22 @@ def window_K_pmfs(m: int, low_K: float, high_K: float) -> tuple[np.ndarray, np.n
 # %% ../nbs/32_dprados.ipynb #444a841c
 def audit_pair(m: int = 40, d: int = 2, rng=0):
     """A j*-neighbouring pair for audits: feature 0 is the boolean j* (x_i0 = y_i for 70% of the
-    examples), example 0 has edge +1 in S and -1 in S'."""
+    examples), example 0 has edge +1 in S and -1 in S'.
+
+    Parameters
+    ----------
+    m : int, default 40
+        Sample size.
+    d : int, default 2
+        Number of features.
+    rng : numpy.random.Generator, int or None, default 0
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    tuple
+        ((X, y), (X2, y)): the neighbouring pair.
+    """
     rng = as_rng(rng)
     y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
     x = np.where(rng.random(m) < 0.7, y, -y)
@@ -304,11 +531,26 @@ def audit_pair(m: int = 40, d: int = 2, rng=0):
     X2 = X.copy(); X2[0, 0] = -X2[0, 0]
     return (X, y), (X2, y)
 
-
+# %% ../nbs/32_dprados.ipynb #034915fc
 def dp_feat_coordinate_mechanism(epsilon, n_rados: int = 1, mutant: str | None = None):
     """Vectorised mechanism for the audit harness: data -> `size` releases of the largest j*
     coordinate among n_rados DP-Feat rados (the event "some rado at the upper window end", where
-    delta lives, is a threshold event of this statistic)."""
+    delta lives, is a threshold event of this statistic).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    n_rados : int, default 1
+        Number of DP-Feat rados per release.
+    mutant : str or None, default None
+        None for DP-Feat, or a `kind` of `dp_feat_mutant_window`.
+
+    Returns
+    -------
+    callable
+        mech(data, size, rng) -> array of shape (size,).
+    """
     def mech(data, rng, size):
         X, y = data
         if mutant is None:
@@ -321,19 +563,49 @@ def dp_feat_coordinate_mechanism(epsilon, n_rados: int = 1, mutant: str | None =
 
 # %% ../nbs/32_dprados.ipynb #d699b256
 def d_be(p: float, q: float) -> float:
-    "Bit-entropy (Bernoulli KL) divergence D_BE(p || q), natural log."
+    """Bit-entropy (Bernoulli KL) divergence D_BE(p || q), natural log.
+
+    Parameters
+    ----------
+    p : numpy.ndarray or float
+        A pmf over outputs (for `d_be`: a probability).
+    q : numpy.ndarray or float
+        A second pmf on the same outputs (for `d_be`: a probability).
+
+    Returns
+    -------
+    float
+        D_BE(p || q).
+    """
     return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
 
-# %% ../nbs/32_dprados.ipynb #a6a31fdd
+# %% ../nbs/32_dprados.ipynb #037b2497
 def theorem7_bound(m: int, epsilon, n: int, eta: float) -> int:
-    "The reconstructed Theorem 7 bound on the number of draws n_R."
+    """The reconstructed Theorem 7 bound on the number of draws n_R.
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    n : int
+        Number of rados.
+    eta : float
+        Failure probability of the bound.
+
+    Returns
+    -------
+    int
+        The bound on n_R.
+    """
     beta = dp_feat_beta(epsilon)
     nstar = eta * (1 - math.exp(2 * beta - 1)) / (4 * beta)
     if n <= nstar:
         return n
     return n * math.ceil(math.log(n / nstar) / (m * d_be(1 - beta, 0.5)))
 
-
+# %% ../nbs/32_dprados.ipynb #129a6ecc
 def theorem7_table(
     ms=(10, 20, 50, 100, 1000, 19020),
     epss=(0.1, 0.5, 1, 2, 4, 8),
@@ -341,7 +613,24 @@ def theorem7_table(
     ns=(1, 5, 10, 100, 1000, 10000),
 ):
     """Exact P(n_R <= bound) for every grid point with a non-degenerate window: list of (m, eps,
-    eta, n, bound, prob)."""
+    eta, n, bound, prob).
+
+    Parameters
+    ----------
+    ms : sequence of int, default (10, 20, 50, 100, 1000, 19020)
+        Sample sizes of the grid.
+    epss : sequence of float, default (0.1, 0.5, 1, 2, 4, 8)
+        Values of epsilon of the grid.
+    etas : sequence of float, default (0.01, 0.05, 0.2)
+        Values of eta of the grid.
+    ns : sequence of int, default (1, 5, 10, 100, 1000, 10000)
+        Numbers of rados of the grid.
+
+    Returns
+    -------
+    list of tuple
+        (m, eps, eta, n, bound, probability).
+    """
     rows = []
     for m in ms:
         for eps in epss:
@@ -355,7 +644,7 @@ def theorem7_table(
                     rows.append((m, eps, eta, n, B, float(stats.nbinom.cdf(B - n, n, p))))
     return rows
 
-# %% ../nbs/32_dprados.ipynb #5518e8f0
+# %% ../nbs/32_dprados.ipynb #6c5eb2c6
 @register_check(
     "dp_feat_draws",
     "DP-Feat rejection sampler: n_R - n ~ NegBin(n, p_acc) (chi-square); Theorem 7 bound holds for "
@@ -363,6 +652,22 @@ def theorem7_table(
     source="Nock, Patrini & Friedman (2015), Theorem 7 (reconstructed)",
 )
 def verify_dp_feat_draws(full: bool = False, rng=None) -> dict:
+    """Registered check `dp_feat_draws`: DP-Feat rejection sampler: n_R - n ~ NegBin(n, p_acc)
+    (chi-square); Theorem 7 bound holds for m >= 50.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     reps = 4000 if full else 1000
     m, eps, n = 60, 1.0, 5
@@ -393,22 +698,71 @@ def verify_dp_feat_draws(full: bool = False, rng=None) -> dict:
 # %% ../nbs/32_dprados.ipynb #5bb50a18
 def gaussian_edge_sigma(epsilon, delta, radius) -> float:
     """Noise std for (epsilon, delta)-DP edge vectors when ||x_i||_2 <= radius: analytic Gaussian
-    with sensitivity 2 * radius (substitute)."""
+    with sensitivity 2 * radius (substitute).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    radius : float
+        Bound on the example norms ||x_i||_2.
+
+    Returns
+    -------
+    float
+        The noise standard deviation.
+    """
     return analytic_gaussian_sigma(2 * check_positive(radius, "radius"), epsilon, delta)
 
-
+# %% ../nbs/32_dprados.ipynb #0ad2ab13
 def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
-    Friedman (2015), §5.2)."""
+    Friedman (2015), §5.2).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    sigma : float
+        Standard deviation of the Gaussian noise on every coordinate.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The noisy edge vectors.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
     s = check_positive(sigma, "sigma", allow_zero=True)
     return y[:, None] * (X + as_rng(rng).normal(0.0, 1.0, size=X.shape) * s)
 
-# %% ../nbs/32_dprados.ipynb #086eb48c
+# %% ../nbs/32_dprados.ipynb #0d1eee5c
 def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
     """n support masks drawn uniformly among the subsets of size m_star (Eq. 18: m_sigma = m_star),
-    as an (n, m) int8 array."""
+    as an (n, m) int8 array.
+
+    Parameters
+    ----------
+    m : int
+        Sample size.
+    m_star : int or None
+        Support size of every rado (None: uniform random rados).
+    n : int
+        Number of rados.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The masks.
+    """
     m = check_int(m, "m", low=1)
     m_star = check_int(m_star, "m_star", low=1, high=m)
     n = check_int(n, "n", low=1)
@@ -420,7 +774,7 @@ def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
         np.put_along_axis(out[s:s + len(u)], idx, 1, axis=1)
     return out
 
-# %% ../nbs/32_dprados.ipynb #79b059ed
+# %% ../nbs/32_dprados.ipynb #0bd59ac2
 def theorem8_run(
     X,
     y,
@@ -434,7 +788,34 @@ def theorem8_run(
 ) -> dict:
     """One run of §5.2: noisy edges, rados of support m_star (None: uniform random rados), RadoBoost
     with `wfi` and `kappa` on the noisy rados; returns log F^r_exp on the *clean* rados along the
-    path and the Eq. 19 bound -sum r_t^2/(4 kappa)."""
+    path and the Eq. 19 bound -sum r_t^2/(4 kappa).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    sigma : float
+        Standard deviation of the Gaussian noise on every coordinate.
+    m_star : int or None
+        Support size of every rado (None: uniform random rados).
+    n : int
+        Number of rados.
+    T : int
+        Number of boosting rounds.
+    kappa : float, default 1.0
+        Renormalisation (>= 1) of the leveraging coefficients (§5.2).
+    wfi : {'best', 'median'}, default 'median'
+        Weak feature index oracle: the best feature, or the prudential median.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        The clean log-risk path, the Eq. 19 bound path and the run.
+    """
     X, y = check_X_y(X, y, min_rows=2)
     y = check_binary_labels(y)
     rng = as_rng(rng)
@@ -470,7 +851,36 @@ def theorem8_sweep(
     rng=None,
 ) -> dict:
     """Fraction of runs where Eq. 19 holds at every round, and the median final slack, for each
-    (support, sigma)."""
+    (support, sigma).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    sigmas : sequence of float
+        Noise standard deviations.
+    supports : sequence of (int or None), default (0.25, 0.5, 0.75, None)
+        Support sizes m_star (None: uniform random rados).
+    n : int, default 300
+        Number of rados.
+    T : int, default 100
+        Number of boosting rounds.
+    reps : int, default 6
+        Number of runs per setting.
+    kappa : float, default 1.0
+        Renormalisation (>= 1) of the leveraging coefficients (§5.2).
+    wfi : {'best', 'median'}, default 'median'
+        Weak feature index oracle: the best feature, or the prudential median.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        Per (support, sigma): the fraction of runs where Eq. 19 holds, and the median slack.
+    """
     rng = as_rng(rng)
     X, y = check_X_y(X, y)
     m = X.shape[0]
@@ -495,10 +905,25 @@ def theorem8_sweep(
         wfi=wfi,
     )
 
-# %% ../nbs/32_dprados.ipynb #bb24b2e4
+# %% ../nbs/32_dprados.ipynb #3d522408
 def synthetic_boolean_domain(rng=None, m: int = 4000, d: int = 8):
     """Synthetic domain with a boolean sensitive feature in column 0 ({-1,1}, correlated with the
-    label) and d-1 Gaussian features."""
+    label) and d-1 Gaussian features.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    m : int, default 4000
+        Sample size.
+    d : int, default 8
+        Number of features.
+
+    Returns
+    -------
+    tuple
+        (X, y).
+    """
     rng = as_rng(rng)
     X = rng.normal(size=(m, d)) * rng.uniform(0.5, 2.0, size=d)
     w = rng.normal(size=d)
@@ -531,7 +956,7 @@ def _folds(X, y, n_folds, rng):
         StratifiedKFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31))).split(X, y)
     )
 
-# %% ../nbs/32_dprados.ipynb #00eca210
+# %% ../nbs/32_dprados.ipynb #cfcce4aa
 def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -547,7 +972,7 @@ def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
             out[eps] = np.nan
     return out
 
-# %% ../nbs/32_dprados.ipynb #f0211a42
+# %% ../nbs/32_dprados.ipynb #4f05217d
 def dp_feat_experiment(
     X,
     y,
@@ -562,7 +987,36 @@ def dp_feat_experiment(
 ) -> dict:
     """Table 2 (left): test error (%) per fold of RadoBoost on DP-Feat rados for each epsilon, on
     random rados, and of AdaBoost. `standardize` z-scores the features other than j* with
-    training-fold statistics (not privatised)."""
+    training-fold statistics (not privatised).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    j_star : int
+        Index of the sensitive boolean feature (values in {-1, 1}).
+    epsilons : sequence of float
+        Privacy levels epsilon of DP-Feat.
+    T : int, default 1000
+        Number of boosting rounds.
+    n_folds : int, default 10
+        Number of cross-validation folds.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    n_jobs : int, default 1
+        Number of parallel joblib workers.
+    progress : bool, default False
+        Show a tqdm progress bar.
+    standardize : bool, default False
+        z-score the features with training-fold statistics (not in the paper's text).
+
+    Returns
+    -------
+    dict
+        Per-fold test errors (%) by method.
+    """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
     X, y = check_X_y(X, y)
@@ -583,7 +1037,7 @@ def dp_feat_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #56ec1dbd
+# %% ../nbs/32_dprados.ipynb #de751a2e
 def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -606,7 +1060,7 @@ def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=Fals
             out[(s, "median", sg)] = _rado_error(R, T, Xte, yte, wfi="median", kappa=kappa)
     return out
 
-# %% ../nbs/32_dprados.ipynb #617004f2
+# %% ../nbs/32_dprados.ipynb #94964165
 def gaussian_experiment(
     X,
     y,
@@ -622,7 +1076,38 @@ def gaussian_experiment(
 ) -> dict:
     """Table 2 (centre, right): per-fold test errors (%) with Gaussian-protected training examples,
     for each noise level sigma. `standardize` z-scores the features with training-fold statistics
-    before the noise is added (not privatised)."""
+    before the noise is added (not privatised).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples; column `j_star` is the boolean sensitive feature.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    sigmas : sequence of float
+        Noise standard deviations.
+    supports : sequence of (int or None), default (0.25, 0.5, 0.75)
+        Support sizes m_star (None: uniform random rados).
+    T : int, default 1000
+        Number of boosting rounds.
+    n_folds : int, default 10
+        Number of cross-validation folds.
+    kappa : float, default 1.0
+        Renormalisation (>= 1) of the leveraging coefficients (§5.2).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    n_jobs : int, default 1
+        Number of parallel joblib workers.
+    progress : bool, default False
+        Show a tqdm progress bar.
+    standardize : bool, default False
+        z-score the features with training-fold statistics (not in the paper's text).
+
+    Returns
+    -------
+    dict
+        Per-fold test errors (%) by method and sigma.
+    """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
     X, y = check_X_y(X, y)
@@ -643,10 +1128,25 @@ def gaussian_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #012cc5fa
+# %% ../nbs/32_dprados.ipynb #b3c96bd7
 def plot_section6(dp: dict, ga: dict, title: str = ""):
     """The three panels of Table 2: errors over epsilon; RadoBoost - AdaBoost over sigma; prudential
-    fixed support - strong random."""
+    fixed support - strong random.
+
+    Parameters
+    ----------
+    dp : dict
+        Result of `dp_feat_experiment`.
+    ga : dict
+        Result of `gaussian_experiment`.
+    title : str, default ''
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 3, figsize=(14, 3.8))
     e = dp["errors"]; eps = dp["epsilons"]
@@ -717,13 +1217,26 @@ def _best_time(f, repeat: int) -> float:
         t0 = time.perf_counter(); f(); best = min(best, time.perf_counter() - t0)
     return best
 
-# %% ../nbs/32_dprados.ipynb #b2d03d15
+# %% ../nbs/32_dprados.ipynb #a75ddeb6
 @register_benchmark(
     "radoboost",
     "RadoBoost (T=1000, n=1000 rados, Magic) vs a plain-Python loop of Alg. 1; time to sample 1000 "
     "DP-Feat rados",
 )
 def bench_radoboost(full: bool = False) -> dict:
+    """Registered benchmark `radoboost`: RadoBoost (T=1000, n=1000 rados, Magic) vs a plain-Python
+    loop of Alg. 1; time to sample 1000 DP-Feat rados.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+
+    Returns
+    -------
+    BenchRecord
+        The decorator turns the function's dict (table, numbers) into a record.
+    """
     X, y, label = _magic_or_synthetic()
     rng = np.random.default_rng(0)
     R = random_rados(X, y, 1000, rng)
