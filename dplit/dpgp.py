@@ -32,7 +32,22 @@ __all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kerne
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
-    "Inputs as a finite 2-D float array (n, D); a 1-D array is read as n scalar inputs."
+    """Inputs as a finite 2-D float array (n, D); a 1-D array is read as n scalar inputs.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs (a 1-D array is n scalar inputs).
+    name : str, default 'X'
+        Parameter name used in error messages.
+    min_rows : int, default 1
+        Minimum number of rows.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, D)
+        The inputs.
+    """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
     a = X.to_numpy() if hasattr(X, "to_numpy") else X
@@ -42,10 +57,27 @@ def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
         a = np.asarray(a)[:, None]
     return check_array(a, name, ndim=2, min_rows=min_rows)
 
-
+# %% ../nbs/40_dpgp.ipynb #55004c10
 def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.ndarray:
     """Exponentiated-quadratic kernel `variance * exp(-|x - x'|^2 / (2 lengthscale^2))` between the
-    rows of X1 and X2."""
+    rows of X1 and X2.
+
+    Parameters
+    ----------
+    X1 : array_like of shape (n1, D)
+        First set of inputs.
+    X2 : array_like of shape (n2, D)
+        Second set of inputs.
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n1, n2)
+        The kernel matrix.
+    """
     A, B = as_inputs(X1, "X1"), as_inputs(X2, "X2")
     if A.shape[1] != B.shape[1]:
         raise ValueError(
@@ -55,33 +87,89 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
     v = check_positive(variance, "variance")
     return v * np.exp(-0.5 * cdist(A, B, "sqeuclidean") / ell**2)
 
-
+# %% ../nbs/40_dpgp.ipynb #2082226c
 def eq_radial(lengthscale: float = 1.0):
     """The radial profile k_r(r) = exp(-r^2 / (2 lengthscale^2)) of the EQ kernel, with k = variance
-    * k_r."""
+    * k_r.
+
+    Parameters
+    ----------
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+
+    Returns
+    -------
+    callable
+        k_r.
+    """
     ell = check_positive(lengthscale, "lengthscale")
     return lambda r: np.exp(-0.5 * (np.asarray(r, dtype=float) / ell) ** 2)
 
 # %% ../nbs/40_dpgp.ipynb #ba7d8622
 def sufficient_statistics(Kxz: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A = K_ZX y = sum_i k_i y_i and B = K_ZX K_XZ = sum_i k_i k_i^T (Honkela (2021), Eq 3); row i
-    of `Kxz` is k_i."""
+    of `Kxz` is k_i.
+
+    Parameters
+    ----------
+    Kxz : numpy.ndarray of shape (n, |Z|)
+        Kernel between the inputs and the inducing points; row i is k_i.
+    y : array_like of shape (n,)
+        Targets.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (A, B).
+    """
     return Kxz.T @ y, Kxz.T @ Kxz
 
-
+# %% ../nbs/40_dpgp.ipynb #c5411670
 def titsias_posterior(Kzz, A, B, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Optimal q(u) = N(m, S) of the variational sparse GP (Honkela (2021), Eq 2) from the sums A
-    and B."""
+    and B.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A : numpy.ndarray of shape (|Z|,)
+        The sum A = K_ZX y.
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (m, S).
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     P = Kzz + B / s2
     m = Kzz @ np.linalg.solve(P, A) / s2
     S = Kzz @ np.linalg.solve(P, Kzz)
     return m, (S + S.T) / 2
 
-
+# %% ../nbs/40_dpgp.ipynb #158c2451
 def exact_gp_posterior(K, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and covariance of f at the training inputs for exact GP regression (Rasmussen
-    & Williams, Eq 2.23-2.24)."""
+    & Williams, Eq 2.23-2.24).
+
+    Parameters
+    ----------
+    K : numpy.ndarray of shape (n, n)
+        Kernel matrix of the training inputs.
+    y : array_like of shape (n,)
+        Targets.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, covariance).
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     C = K + s2 * np.eye(len(K))
     mean = K @ np.linalg.solve(C, y)
@@ -95,7 +183,21 @@ def exact_gp_posterior(K, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     source="Honkela (2021), Eq 2-3",
 )
 def verify_titsias_exact(full: bool = False, rng=None) -> dict:
-    "Max relative deviation of (m, S) from the exact posterior over random 1-D and 3-D problems."
+    """Max relative deviation of (m, S) from the exact posterior over random 1-D and 3-D problems.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst, worst_ratio, u = 0.0, 0.0, np.finfo(float).eps / 2
     for n, D, sig, ell in [(20, 1, 0.3, 1.0), (40, 1, 0.1, 2.0), (25, 3, 0.5, 1.5)] + (
         [(80, 2, 0.2, 1.0)] if full else []
@@ -128,41 +230,116 @@ def verify_titsias_exact(full: bool = False, rng=None) -> dict:
 # %% ../nbs/40_dpgp.ipynb #fcd6b39b
 def rk_trivial(n_inducing: int, variance: float = 1.0) -> float:
     """R_k = sqrt(|Z|) sigma_f^2 for any kernel bounded by sigma_f^2 = `variance` (Honkela (2021),
-    Eq 4)."""
+    Eq 4).
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     return math.sqrt(check_int(n_inducing, "n_inducing", low=1)) * check_positive(
         variance, "variance"
     )
 
-
+# %% ../nbs/40_dpgp.ipynb #94bf512a
 def rk_1d(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """R_k from the 1-D bound of Honkela (2021), Eq 7 (as printed) for a decreasing radial profile
-    k_r and inducing points at least d_z apart."""
+    k_r and inducing points at least d_z apart.
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     lo, hi = n // 2, (n + 1) // 2
     s = 2 * np.sum(k_r(np.arange(lo + 1) * dz) ** 2) + (hi - lo) * float(k_r(hi * dz)) ** 2
     return check_positive(variance, "variance") * math.sqrt(s)
 
-# %% ../nbs/40_dpgp.ipynb #cbaf8171
+# %% ../nbs/40_dpgp.ipynb #70e24c27
 def rk_1d_tight(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """Our tighter 1-D bound: ceil(|Z|/2) points on one side of x and floor(|Z|/2) on the other, the
-    m-th at distance >= (m-1) d_z."""
+    m-th at distance >= (m-1) d_z.
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     side = lambda m: float(np.sum(k_r(np.arange(m) * dz) ** 2))
     return check_positive(variance, "variance") * math.sqrt(side((n + 1) // 2) + side(n // 2))
 
-
+# %% ../nbs/40_dpgp.ipynb #472ecb75
 def rk_multi(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """R_k from Honkela (2021), Eq 8: at most one inducing point lies within d_z/2 of x, so |k|^2 <=
-    sigma_f^4 (1 + (|Z|-1) k_r(d_z/2)^2)."""
+    sigma_f^4 (1 + (|Z|-1) k_r(d_z/2)^2).
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     return check_positive(variance, "variance") * math.sqrt(1 + (n - 1) * float(k_r(dz / 2)) ** 2)
 
-# %% ../nbs/40_dpgp.ipynb #7eb9bf2e
+# %% ../nbs/40_dpgp.ipynb #58e59432
 def min_separation(Z) -> float:
-    "The smallest distance between two distinct rows of Z (inf for a single point)."
+    """The smallest distance between two distinct rows of Z (inf for a single point).
+
+    Parameters
+    ----------
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+
+    Returns
+    -------
+    float
+        The distance.
+    """
     Z = as_inputs(Z, "Z")
     if len(Z) < 2:
         return math.inf
@@ -170,12 +347,29 @@ def min_separation(Z) -> float:
     np.fill_diagonal(D, np.inf)
     return float(D.min())
 
-
+# %% ../nbs/40_dpgp.ipynb #e2024c6f
 def kernel_norm_bound(
     Z, lengthscale: float = 1.0, variance: float = 1.0, method: str = "auto"
 ) -> float:
     """R_k for the EQ kernel on inducing points Z: 'trivial' (Eq 4), '1d' (Eq 7), 'multi' (Eq 8), or
-    'auto' (the smallest valid one: Eq 7 for 1-D inputs, Eq 8 otherwise, never above Eq 4)."""
+    'auto' (the smallest valid one: Eq 7 for 1-D inputs, Eq 8 otherwise, never above Eq 4).
+
+    Parameters
+    ----------
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+    method : {'auto', 'trivial', '1d', 'multi'}, default 'auto'
+        Which bound (Eq 4, 7 or 8; 'auto': the smallest valid one).
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     Z = as_inputs(Z, "Z")
     n, D = Z.shape
     triv = rk_trivial(n, variance)
@@ -228,7 +422,7 @@ def _max_norm_sq_nd(Z, k_r, n_grid=121):
         best = max(best, float(-r.fun))
     return best
 
-# %% ../nbs/40_dpgp.ipynb #e9e24b7c
+# %% ../nbs/40_dpgp.ipynb #46f6aaa4
 def _random_placement_1d(rng, n, dz):
     return np.cumsum(np.r_[0.0, dz + rng.exponential(0.5 * dz, n - 1)])
 
@@ -241,7 +435,7 @@ def _random_placement_nd(rng, n, D, dz, box):
             pts.append(p)
     return np.array(pts)
 
-# %% ../nbs/40_dpgp.ipynb #d171af73
+# %% ../nbs/40_dpgp.ipynb #b82f0461
 @register_check(
     "dpgp_kernel_norm_bounds",
     "Eq 4, Eq 7 (1-D) and Eq 8 (any dimension) bound max_x |k(Z, x)| over inducing placements with "
@@ -250,7 +444,21 @@ def _random_placement_nd(rng, n, D, dz, box):
 )
 def verify_kernel_norm_bounds(full: bool = False, rng=None) -> dict:
     """Brute-force max over x of |k|^2 for regular and random placements; report the largest ratio
-    to each bound."""
+    to each bound.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst = dict(eq4=0.0, eq7=0.0, tight=0.0, eq8_1d=0.0, eq8=0.0)
     reps = 20 if full else 4
     for ell in (0.3, 1.0, 3.0):
@@ -292,15 +500,37 @@ def verify_kernel_norm_bounds(full: bool = False, rng=None) -> dict:
 # %% ../nbs/40_dpgp.ipynb #9f72de3e
 def t_b(k) -> np.ndarray:
     """t_b(k) = [k_1^2 .. k_d^2, sqrt(2) k_i k_j (i<j)] over the last axis (Honkela (2021), Eq 23):
-    |t_b(k)| = |k|^2."""
+    |t_b(k)| = |k|^2.
+
+    Parameters
+    ----------
+    k : array_like of shape (..., d)
+        Kernel vector(s) k.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d(d+1)/2)
+        t_b(k).
+    """
     k = np.asarray(k, dtype=float)
     i, j = np.triu_indices(k.shape[-1], 1)
     return np.concatenate([k**2, math.sqrt(2) * k[..., i] * k[..., j]], axis=-1)
 
-
+# %% ../nbs/40_dpgp.ipynb #7d24da50
 def vech_scaled(B) -> np.ndarray:
     """B-hat: the diagonal of a symmetric B, then its upper off-diagonal entries times sqrt(2);
-    Frobenius norm preserved."""
+    Frobenius norm preserved.
+
+    Parameters
+    ----------
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d(d+1)/2)
+        B-hat.
+    """
     B = np.asarray(B, dtype=float)
     d = B.shape[-1]
     i, j = np.triu_indices(d, 1)
@@ -308,10 +538,23 @@ def vech_scaled(B) -> np.ndarray:
         [np.diagonal(B, axis1=-2, axis2=-1), math.sqrt(2) * B[..., i, j]], axis=-1
     )
 
-
+# %% ../nbs/40_dpgp.ipynb #9befc77e
 def unvech_scaled(b, d: int) -> np.ndarray:
     """The symmetric matrix whose `vech_scaled` is `b` (over the last axis): the inverse of
-    `vech_scaled`."""
+    `vech_scaled`.
+
+    Parameters
+    ----------
+    b : array_like of shape (..., d(d+1)/2)
+        Scaled half-vectorisation(s) of symmetric matrices.
+    d : int
+        Dimension |Z|.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d, d)
+        The symmetric matrix.
+    """
     b = np.asarray(b, dtype=float)
     if b.shape[-1] != d * (d + 1) // 2:
         raise ValueError(
@@ -327,26 +570,75 @@ def unvech_scaled(b, d: int) -> np.ndarray:
 # %% ../nbs/40_dpgp.ipynb #b242156d
 def dpgp_sensitivity(R_k: float, R_y: float, c: float = 1.0) -> float:
     """L2 sensitivity (substitute relation) of the rescaled release [A; c B-hat] with c = sigma_a /
-    sigma_b (Honkela (2021), Eq 6 / Lemma 5): sqrt(R_y^4 / (2 c^2) + 2 R_y^2 R_k^2 + 2 c^2 R_k^4).
+    sigma_b (Honkela (2021), Eq 6 / Lemma 5): sqrt(R_y^4 / (2 c^2) + 2 R_y^2 R_k^2 + 2 c^2
+    R_k^4).
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        Delta.
     """
     R_k, R_y = check_positive(R_k, "R_k"), check_positive(R_y, "R_y")
     q = check_positive(c, "c") ** 2
     return math.sqrt(R_y**4 / (2 * q) + 2 * R_y**2 * R_k**2 + 2 * q * R_k**4)
 
-
+# %% ../nbs/40_dpgp.ipynb #0deca291
 def dpgp_sensitivity_sup(R_k: float, R_y: float, c: float = 1.0) -> float:
     """The exact supremum of |[y k; c t_b(k)] - [y' k'; c t_b(k')]| over |k|,|k'| <= R_k, |y|,|y'|
-    <= R_y (d >= 2): equal to `dpgp_sensitivity` when R_y^2 / (2 c^2) <= R_k^2, else 2 R_y R_k."""
+    <= R_y (d >= 2): equal to `dpgp_sensitivity` when R_y^2 / (2 c^2) <= R_k^2, else 2 R_y R_k.
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        The supremum.
+    """
     R_k, R_y = check_positive(R_k, "R_k"), check_positive(R_y, "R_y")
     q = check_positive(c, "c") ** 2
     if R_y**2 / (2 * q) <= R_k**2:
         return dpgp_sensitivity(R_k, R_y, c)
     return 2 * R_y * R_k
 
-
+# %% ../nbs/40_dpgp.ipynb #45d468ff
 def entry_change(k, y, k2, y2, c: float = 1.0) -> np.ndarray:
     """|[y k; c t_b(k)] - [y2 k2; c t_b(k2)]|: how far substituting one entry (k, y) by (k2, y2)
-    moves the rescaled release."""
+    moves the rescaled release.
+
+    Parameters
+    ----------
+    k : array_like of shape (..., d)
+        Kernel vector(s) k.
+    y : array_like of shape (n,)
+        Targets.
+    k2 : array_like of shape (d,)
+        Kernel vector of the substituted entry.
+    y2 : float
+        Target of the substituted entry.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        The norm of the change.
+    """
     k, k2 = np.asarray(k, float), np.asarray(k2, float)
     y, y2 = np.asarray(y, float)[..., None], np.asarray(y2, float)[..., None]
     da = y * k - y2 * k2
@@ -370,7 +662,7 @@ def _ball(rng, n, d, R):
         R * u / np.linalg.norm(u, axis=1, keepdims=True) * rng.uniform(0, 1, size=(n, 1)) ** (1 / d)
     )
 
-# %% ../nbs/40_dpgp.ipynb #6e85384c
+# %% ../nbs/40_dpgp.ipynb #40fe95e1
 def _optimise_change(R_k, R_y, c, d, rng, starts=8):
     """Local maximisation of `entry_change` from random starts (k = R_k tanh|w| w/|w|, y = R_y
     tanh(s))."""
@@ -389,7 +681,7 @@ def _optimise_change(R_k, R_y, c, d, rng, starts=8):
         best = max(best, float(entry_change(*unpack(res.x), c=c)))
     return best
 
-# %% ../nbs/40_dpgp.ipynb #a1d44837
+# %% ../nbs/40_dpgp.ipynb #e120fc0d
 @register_check(
     "dpgp_sensitivity",
     "the change of [A; c B-hat] from substituting one entry never exceeds Delta (Eq 6) and reaches "
@@ -399,7 +691,21 @@ def _optimise_change(R_k, R_y, c, d, rng, starts=8):
 def verify_dpgp_sensitivity(full: bool = False, rng=None) -> dict:
     """Over a grid of (R_k, R_y, c): the adversarial pair attains the exact supremum (= Delta in the
     regime R_y^2/(2c^2) <= R_k^2), random and locally optimised pairs never exceed Delta, and EQ
-    kernel vectors on a grid do not either."""
+    kernel vectors on a grid do not either.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     n_rand, d = (200_000 if full else 10_000), 4
     over, gap_adv, gap_opt, tight_cases = 0.0, 0.0, 0.0, 0
     for R_k in (0.5, 1.0, 2.0):
@@ -439,7 +745,27 @@ def verify_dpgp_sensitivity(full: bool = False, rng=None) -> dict:
 @dataclass(frozen=True)
 class DPGPNoise:
     """Noise scales of Alg 1: sigma_a on A, sigma_b = sigma_a / c on B-hat, for sensitivity
-    Delta(R_k, R_y, c)."""
+    Delta(R_k, R_y, c).
+
+    Attributes
+    ----------
+    sigma_a : float
+        Noise standard deviation on A.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    sensitivity : float
+        Delta of Eq 6.
+    R_k : float
+        Bound on ||k_i||.
+    R_y : float
+        Bound on |y_i|.
+    c : float
+        sigma_a / sigma_b.
+    epsilon : float
+        Privacy parameter.
+    delta : float
+        Privacy parameter.
+    """
     sigma_a: float
     sigma_b: float
     sensitivity: float
@@ -449,21 +775,59 @@ class DPGPNoise:
     epsilon: float
     delta: float
 
-
+# %% ../nbs/40_dpgp.ipynb #b03f98c6
 def dpgp_noise_scales(R_k: float, R_y: float, c: float, epsilon: float, delta: float) -> DPGPNoise:
     """Alg 1, lines 2-4: Delta from Eq 6, sigma_a from the analytic Gaussian mechanism at (epsilon,
-    delta), sigma_b = sigma_a / c."""
+    delta), sigma_b = sigma_a / c.
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float
+        Ratio sigma_a / sigma_b of the two noise scales.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+
+    Returns
+    -------
+    DPGPNoise
+        The noise scales and their inputs.
+    """
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     D = dpgp_sensitivity(R_k, R_y, c)
     sa = analytic_gaussian_sigma(D, eps, dlt)
     return DPGPNoise(sa, sa / c, D, float(R_k), float(R_y), float(c), eps, dlt)
 
-# %% ../nbs/40_dpgp.ipynb #11e5450e
+# %% ../nbs/40_dpgp.ipynb #5666643d
 def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release:
     """The Gaussian mechanism of Honkela (2021), Eq 5: [A + N(0, sigma_a^2 I_d); B-hat + N(0,
-    sigma_b^2 I_{d(d+1)/2})]. Rows of `Kxz` must have norm <= R_k and |y| <= R_y (the assumptions of
-    Lemma 5). (epsilon, delta)-DP under the SUBSTITUTE relation. With `size`, `size` independent
-    releases stacked on the first axis."""
+    sigma_b^2 I_{d(d+1)/2})]. Rows of `Kxz` must have norm <= R_k and |y| <= R_y (the assumptions
+    of Lemma 5). (epsilon, delta)-DP under the SUBSTITUTE relation. With `size`, `size`
+    independent releases stacked on the first axis.
+
+    Parameters
+    ----------
+    Kxz : numpy.ndarray of shape (n, |Z|)
+        Kernel between the inputs and the inducing points; row i is k_i.
+    y : array_like of shape (n,)
+        Targets.
+    noise : DPGPNoise
+        Noise scales of the release.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    size : int or None, default None
+        Number of independent releases (None: one).
+
+    Returns
+    -------
+    Release
+        The noisy [A; B-hat] and its privacy spend.
+    """
     K = check_array(Kxz, "Kxz", ndim=2)
     yv = check_array(y, "y", ndim=1)
     if len(yv) != len(K):
@@ -488,24 +852,73 @@ def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release
                          (dp_accounting.GaussianDpEvent(noise.sigma_a / noise.sensitivity),))
     return Release(out, spend)
 
-
+# %% ../nbs/40_dpgp.ipynb #675134f8
 def unpack_statistics(value, d: int) -> tuple[np.ndarray, np.ndarray]:
-    "Split a release [A; B-hat] into the noisy A (d,) and the noisy symmetric B (d, d)."
+    """Split a release [A; B-hat] into the noisy A (d,) and the noisy symmetric B (d, d).
+
+    Parameters
+    ----------
+    value : numpy.ndarray of shape (..., d + d(d+1)/2)
+        A release [A; B-hat].
+    d : int
+        Dimension |Z|.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (A, B).
+    """
     v = np.asarray(value, dtype=float)
     return v[..., :d], unvech_scaled(v[..., d:], d)
 
 # %% ../nbs/40_dpgp.ipynb #75c63691
 def regulariser(sigma_b: float, sigma: float, n_inducing: int, rho: float = 0.01) -> float:
     """lambda = sigma_b sigma^-2 sqrt(|Z| log(2 |Z|^2 / rho)) (|Z| + 1) / (2 |Z|) (Honkela (2021),
-    Eq 10)."""
+    Eq 10).
+
+    Parameters
+    ----------
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    sigma : float
+        Standard deviation of the observation noise.
+    n_inducing : int
+        Number of inducing points |Z|.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+
+    Returns
+    -------
+    float
+        lambda.
+    """
     sb, s = check_positive(sigma_b, "sigma_b"), check_positive(sigma, "sigma")
     n = check_int(n_inducing, "n_inducing", low=1)
     r = check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)
     return sb / s**2 * math.sqrt(n * math.log(2 * n * n / r)) * (n + 1) / (2 * n)
 
-# %% ../nbs/40_dpgp.ipynb #48dbf68d
+# %% ../nbs/40_dpgp.ipynb #b4011296
 def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
-    "S_{2,2} by the literal double sum of Honkela (2021), Eq 14 (O(|Z|^5); for checking only)."
+    """S_{2,2} by the literal double sum of Honkela (2021), Eq 14 (O(|Z|^5); for checking only).
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    St : numpy.ndarray of shape (|Z|, |Z|)
+        The regularised inverse Sigma-tilde.
+    a : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        S_{2,2}.
+    """
     d = len(Kzz)
     E = lambda i, j: np.eye(d)[:, [i]] @ np.eye(d)[[j], :]
     aa = np.outer(a, a)
@@ -517,11 +930,26 @@ def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
             out += sigma**-8 * sigma_b**2 / 2 * (term(E(i, j), E(j, i)) + term(E(j, i), E(i, j)))
     return out
 
-
+# %% ../nbs/40_dpgp.ipynb #09882504
 def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
     """E[E_b v v^T E_b] for the symmetric noise E_b (diagonal variance sigma_b^2, off-diagonal
     sigma_b^2 / 2): (sigma_b^2/2)(|v|^2 I + v v^T) ('symmetric', ours); the paper's Eq 14 equals
-    (sigma_b^2/2)(|v|^2 I + diag(v^2)) ('paper')."""
+    (sigma_b^2/2)(|v|^2 I + diag(v^2)) ('paper').
+
+    Parameters
+    ----------
+    v : numpy.ndarray of shape (|Z|,)
+        The vector v = Sigma-tilde a.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        M.
+    """
     v = np.asarray(v, float)
     if form == "symmetric":
         extra = np.outer(v, v)
@@ -531,17 +959,64 @@ def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
         raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
     return sigma_b**2 / 2 * (v @ v * np.eye(len(v)) + extra)
 
-
+# %% ../nbs/40_dpgp.ipynb #a41f5624
 def s22(Kzz, St, a, sigma: float, sigma_b: float, form: str = "symmetric") -> np.ndarray:
-    "S_{2,2} = sigma^-8 K_ZZ St M St K_ZZ with M = `s22_middle(St a)`, in O(|Z|^3)."
+    """S_{2,2} = sigma^-8 K_ZZ St M St K_ZZ with M = `s22_middle(St a)`, in O(|Z|^3).
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    St : numpy.ndarray of shape (|Z|, |Z|)
+        The regularised inverse Sigma-tilde.
+    a : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        S_{2,2}.
+    """
     G = Kzz @ St
     return G @ s22_middle(St @ a, sigma_b, form) @ G.T / sigma**8
 
-# %% ../nbs/40_dpgp.ipynb #68cf9d50
+# %% ../nbs/40_dpgp.ipynb #fb256583
 @dataclass
 class DPPosterior:
     """The noise-aware DP q(u) = N(m, S) on Z (Honkela (2021), Eq 9-15) and the pieces predictions
-    need."""
+    need.
+
+    Attributes
+    ----------
+    m : np.ndarray
+        Mean of q(u).
+    S : np.ndarray
+        Noise-aware covariance of q(u).
+    S_base : np.ndarray
+        K_ZZ Sigma-tilde K_ZZ.
+    S21 : np.ndarray
+        S_{2,1} (Eq 11).
+    S22 : np.ndarray
+        S_{2,2} (Eq 14 or our symmetric form).
+    Sigma_tilde : np.ndarray
+        The regularised inverse.
+    alpha : np.ndarray
+        K_ZZ^-1 m.
+    W : np.ndarray
+        K_ZZ^-1 S K_ZZ^-1.
+    W_naive : np.ndarray
+        The same without the noise correction.
+    lam : float
+        The regulariser used.
+    lifted : int
+        How many times lambda was doubled.
+    """
     m: np.ndarray
     S: np.ndarray
     S_base: np.ndarray       # K_ZZ St K_ZZ (the naive covariance)
@@ -554,7 +1029,7 @@ class DPPosterior:
     lam: float
     lifted: int = 0          # how many times lambda was doubled to reach positive definiteness
 
-# %% ../nbs/40_dpgp.ipynb #6463b8c3
+# %% ../nbs/40_dpgp.ipynb #f22c03f9
 def noise_aware_posterior(
     Kzz,
     A_noisy,
@@ -567,8 +1042,35 @@ def noise_aware_posterior(
     on_indefinite: str = "lift",
 ) -> DPPosterior:
     """q(u) from the released A + E_a and B + E_b (Honkela (2021), Eq 9, 11, 14, 15); everything
-    here is post-processing. If K_ZZ + sigma^-2 (B + E_b) + lam I is not positive definite: 'lift'
-    doubles lam until it is, 'raise' raises."""
+    here is post-processing. If K_ZZ + sigma^-2 (B + E_b) + lam I is not positive definite:
+    'lift' doubles lam until it is, 'raise' raises.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A_noisy : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    B_noisy : numpy.ndarray of shape (|Z|, |Z|)
+        The released B + E_b.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_a : float
+        Noise standard deviation on A.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    lam : float or None
+        Regulariser lambda (None: Eq 10).
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+    on_indefinite : str, default 'lift'
+        What to do if the regularised matrix is not positive definite.
+
+    Returns
+    -------
+    DPPosterior
+        The posterior and the pieces predictions need.
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     d = len(Kzz)
     lam0, lifted = float(lam), 0
@@ -625,20 +1127,58 @@ def _chol_jitter(K: np.ndarray) -> np.ndarray:
             jitter *= 10
     raise ValueError("K_ZZ is numerically singular even with jitter: inducing points too close")
 
-
+# %% ../nbs/40_dpgp.ipynb #e7b91218
 def predict_q(Kvz, kvv_diag, Kzz_chol, alpha, W) -> tuple[np.ndarray, np.ndarray]:
     """Predictive mean and variance of f at new points from q(u) (Honkela (2021), Eq 17), written
     with alpha = K_ZZ^-1 m and W = K_ZZ^-1 S K_ZZ^-1: mean = K_VZ alpha, var = k_VV - diag(K_VZ
-    K_ZZ^-1 K_ZV) + diag(K_VZ W K_ZV). `Kzz_chol` is the lower Cholesky factor L of K_ZZ (jittered).
+    K_ZZ^-1 K_ZV) + diag(K_VZ W K_ZV). `Kzz_chol` is the lower Cholesky factor L of K_ZZ
+    (jittered).
+
+    Parameters
+    ----------
+    Kvz : numpy.ndarray of shape (n_new, |Z|)
+        Kernel between new inputs and the inducing points.
+    kvv_diag : numpy.ndarray of shape (n_new,)
+        Prior variances k(v, v) at the new inputs.
+    Kzz_chol : numpy.ndarray of shape (|Z|, |Z|)
+        Cholesky factor of K_ZZ.
+    alpha : numpy.ndarray of shape (|Z|,)
+        K_ZZ^-1 m.
+    W : numpy.ndarray of shape (|Z|, |Z|)
+        K_ZZ^-1 S K_ZZ^-1.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, variance) of f at the new points.
     """
     mean = Kvz @ alpha
     H = Kvz @ np.linalg.inv(Kzz_chol).T
     var = kvv_diag - (H**2).sum(1) + ((Kvz @ W) * Kvz).sum(1)
     return mean, np.maximum(var, 0.0)
 
-
+# %% ../nbs/40_dpgp.ipynb #01d45681
 def predict_eq17(Kvz, Kvv, Kzz, m, S) -> tuple[np.ndarray, np.ndarray]:
-    "Eq 17 literally, with explicit inverses (for checking; ill-conditioned when K_ZZ is)."
+    """Eq 17 literally, with explicit inverses (for checking; ill-conditioned when K_ZZ is).
+
+    Parameters
+    ----------
+    Kvz : numpy.ndarray of shape (n_new, |Z|)
+        Kernel between new inputs and the inducing points.
+    Kvv : numpy.ndarray of shape (n_new, n_new)
+        Prior covariance at the new inputs.
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    m : numpy.ndarray of shape (|Z|,)
+        Mean of q(u).
+    S : numpy.ndarray of shape (|Z|, |Z|)
+        Covariance of q(u).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, covariance) of f at the new points.
+    """
     Ki = np.linalg.inv(Kzz)
     return Kvz @ Ki @ m, Kvv - Kvz @ Ki @ (Kzz - S) @ Ki @ Kvz.T
 
@@ -651,7 +1191,21 @@ def predict_eq17(Kvz, Kvv, Kzz, m, S) -> tuple[np.ndarray, np.ndarray]:
 )
 def verify_s22_vectorised(full: bool = False, rng=None) -> dict:
     """Relative max deviation between `s22(form='paper')` and the literal double sum on random small
-    problems."""
+    problems.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst = 0.0
     for d in range(1, 9 if full else 7):
         for _ in range(5):
@@ -674,25 +1228,87 @@ def verify_s22_vectorised(full: bool = False, rng=None) -> dict:
 # %% ../nbs/40_dpgp.ipynb #f6ef67cb
 def symmetric_noise(sigma_b: float, d: int, size: int, rng) -> np.ndarray:
     """E_b as released: symmetric, diagonal N(0, sigma_b^2), off-diagonal N(0, sigma_b^2 / 2) (the
-    sqrt(2) scaling of B-hat)."""
+    sqrt(2) scaling of B-hat).
+
+    Parameters
+    ----------
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    d : int
+        Dimension |Z|.
+    size : int or None
+        Number of independent releases (None: one).
+    rng : numpy.random.Generator, int or None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    numpy.ndarray of shape (size, d, d)
+        The noise matrices.
+    """
     return unvech_scaled(as_rng(rng).normal(0.0, sigma_b, size=(size, d * (d + 1) // 2)), d)
 
-
+# %% ../nbs/40_dpgp.ipynb #ede38bf2
 def sinc_data(n: int = 1024, sigma: float = 0.1, rng=None, low: float = -4.0, high: float = 4.0):
-    "Inputs uniform on [low, high], targets sin(2x)/(2x) + N(0, sigma^2) (Honkela (2021), Sec 6.1)."
+    """Inputs uniform on [low, high], targets sin(2x)/(2x) + N(0, sigma^2) (Honkela (2021), Sec
+    6.1).
+
+    Parameters
+    ----------
+    n : int, default 1024
+        Number of points.
+    sigma : float, default 0.1
+        Standard deviation of the observation noise.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    low : float, default -4.0
+        Lower end of the input interval.
+    high : float, default 4.0
+        Upper end of the input interval.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (x, y).
+    """
     g = as_rng(rng)
     x = g.uniform(low, high, n)
     return x, np.sinc(2 * x / np.pi) + sigma * g.normal(size=n)
 
-# %% ../nbs/40_dpgp.ipynb #48952d8f
+# %% ../nbs/40_dpgp.ipynb #f6944f34
 def covariance_curve(
     Kzz, A, B, sigma: float, scales, n_draws: int = 20_000, rho: float = 0.01, rng=None
 ) -> dict:
     """At fixed data (A, B), for each noise scale s = sigma_a = sigma_b: the empirical covariance of
-    m over `n_draws` DP noises against S_2 = S_21 + S_22 (averaged over 50 draws), for our symmetric
-    S_22 and the paper's Eq 14; plus the sampling floor (the root-mean-square error of a sample
-    covariance of `n_draws` Gaussian draws with covariance S_2, in closed form) and the smallest
-    eigenvalue of S seen."""
+    m over `n_draws` DP noises against S_2 = S_21 + S_22 (averaged over 50 draws), for our
+    symmetric S_22 and the paper's Eq 14; plus the sampling floor (the root-mean-square error of
+    a sample covariance of `n_draws` Gaussian draws with covariance S_2, in closed form) and the
+    smallest eigenvalue of S seen.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A : numpy.ndarray of shape (|Z|,)
+        The sum A = K_ZX y.
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+    sigma : float
+        Standard deviation of the observation noise.
+    scales : sequence of float
+        Noise scales s = sigma_a = sigma_b.
+    n_draws : int, default 20000
+        Number of noise draws.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        Per scale: the errors of both closed forms, the Monte Carlo floor and min eig S.
+    """
     g = as_rng(rng)
     d = len(Kzz)
     s2 = sigma**2
@@ -722,8 +1338,22 @@ def covariance_curve(
         out["min_eig_S"].append(min_eig)
     return {k: np.array(v) for k, v in out.items()}
 
-# %% ../nbs/40_dpgp.ipynb #d1a6533b
+# %% ../nbs/40_dpgp.ipynb #4c43cfe2
 def plot_covariance_curve(cc: dict, ax=None):
+    """plot_covariance_curve
+
+    Parameters
+    ----------
+    cc : dict
+        Result of `covariance_curve`.
+    ax : matplotlib.axes.Axes or None, default None
+        Axes to draw on (None: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+    """
     import matplotlib.pyplot as plt
     ax = ax or plt.subplots(figsize=(6, 3.6))[1]
     ax.loglog(cc["scale"], cc["err_symmetric"], "o-", label="S$_2$ with symmetric $E_b$ (ours)")
@@ -734,7 +1364,7 @@ def plot_covariance_curve(cc: dict, ax=None):
     ax.legend(fontsize=8); ax.grid(alpha=.3)
     return ax
 
-# %% ../nbs/40_dpgp.ipynb #e987549b
+# %% ../nbs/40_dpgp.ipynb #905b0ed7
 @register_check(
     "dpgp_noise_aware_covariance",
     "the empirical covariance of m over DP noises tends to S_2 = S_21 + S_22 as the noise shrinks; "
@@ -743,7 +1373,21 @@ def plot_covariance_curve(cc: dict, ax=None):
 )
 def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
     """Fig 1 data (N=1024, |Z|=9, sigma=0.1); error at the two smallest scales must be within 3x the
-    Monte Carlo floor."""
+    Monte Carlo floor.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     import matplotlib.pyplot as plt
     x, y = sinc_data(1024, 0.1, rng)
     Z = np.linspace(-3, 3, 9)
@@ -780,7 +1424,32 @@ def pd_frequency(
 ) -> float:
     """Fraction of noise draws for which K_ZZ + sigma^-2 (B + E_b) + lambda I is positive definite.
     Without Kzz and B, the worst case of a data matrix with smallest eigenvalue 0: sigma^-2 E_b +
-    lambda I."""
+    lambda I.
+
+    Parameters
+    ----------
+    d : int
+        Dimension |Z|.
+    n_draws : int
+        Number of noise draws.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    Kzz : numpy.ndarray of shape (|Z|, |Z|), default None
+        Kernel matrix of the inducing points.
+    B : numpy.ndarray of shape (|Z|, |Z|), default None
+        The sum B = K_ZX K_XZ.
+    sigma : float, default 1.0
+        Standard deviation of the observation noise.
+    sigma_b : float, default 1.0
+        Noise standard deviation on B-hat.
+
+    Returns
+    -------
+    float
+        The fraction.
+    """
     g = as_rng(rng)
     lam = regulariser(sigma_b, sigma, d, rho)
     base = np.zeros((d, d)) if Kzz is None else Kzz + B / sigma**2
@@ -791,7 +1460,7 @@ def pd_frequency(
         ok += int((np.linalg.eigvalsh(base + E / sigma**2 + lam * np.eye(d))[:, 0] > 0).sum())
     return ok / n_draws
 
-# %% ../nbs/40_dpgp.ipynb #f04c41fa
+# %% ../nbs/40_dpgp.ipynb #a006f372
 @register_check(
     "dpgp_regulariser_pd",
     "lambda of Eq 10 (rho = 0.01) keeps sigma^-2 E_b + lambda I PD with probability >= 1 - rho for "
@@ -801,7 +1470,21 @@ def pd_frequency(
     source="Honkela (2021), Eq 10",
 )
 def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
-    "Clopper-Pearson 95% bounds on the worst-case failure rate for |Z| in {1, 3, 9, 15, 30, 100}."
+    """Clopper-Pearson 95% bounds on the worst-case failure rate for |Z| in {1, 3, 9, 15, 30, 100}.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     from dplit.audit import cp_lower, cp_upper
     n = 40_000 if full else 4_000
     rows, holds, breaks, exact1 = [], True, True, True
@@ -827,7 +1510,27 @@ def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
 # %% ../nbs/40_dpgp.ipynb #394d67d5
 @dataclass
 class DPGPResult:
-    "Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent."
+    """Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent.
+
+    Attributes
+    ----------
+    Z : np.ndarray
+        Inducing inputs.
+    lengthscale : float
+        Kernel lengthscale.
+    variance : float
+        Kernel variance.
+    sigma : float
+        Noise standard deviation.
+    posterior : DPPosterior
+        The noise-aware q(u).
+    noise : DPGPNoise
+        The noise scales.
+    spend : PrivacySpend
+        The privacy spend.
+    Kzz_chol : np.ndarray
+        Cholesky factor of K_ZZ.
+    """
     Z: np.ndarray
     lengthscale: float
     variance: float
@@ -858,7 +1561,7 @@ class DPGPResult:
         )
         return mean, np.sqrt(var + (self.sigma**2 if noise else 0.0))
 
-# %% ../nbs/40_dpgp.ipynb #d217df8e
+# %% ../nbs/40_dpgp.ipynb #5c3b5cb2
 def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
     Xv = as_inputs(X, "X")
     yv = check_array(np.ravel(y) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y, "y", ndim=1)
@@ -885,7 +1588,7 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
         )
     return Xv, yv, Zv
 
-# %% ../nbs/40_dpgp.ipynb #0852e2a0
+# %% ../nbs/40_dpgp.ipynb #582435a3
 def dpgp_inference(
     X,
     y,
@@ -905,9 +1608,48 @@ def dpgp_inference(
 ) -> DPGPResult:
     """DP-GP-INFERENCE (Honkela (2021), Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation
     for (X, y), with Z, the kernel and sigma public. R_k is a number or a method name for
-    `kernel_norm_bound`; c = sigma_a / sigma_b. A numeric R_k must bound |k(x, Z)| for EVERY input
-    x, not only the rows of X: one below |k(z, Z)| at an inducing point z is refused (a dataset may
-    contain x = z)."""
+    `kernel_norm_bound`; c = sigma_a / sigma_b. A numeric R_k must bound |k(x, Z)| for EVERY
+    input x, not only the rows of X: one below |k(z, Z)| at an inducing point z is refused (a
+    dataset may contain x = z).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs (a 1-D array is n scalar inputs).
+    y : array_like of shape (n,)
+        Targets.
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+    sigma : float
+        Standard deviation of the observation noise.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+    R_y : float, default 1.0
+        Bound on the targets |y_i|.
+    R_k : float, default 'auto'
+        Bound on the kernel-vector norm ||k_i||.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y] (otherwise |y| > R_y raises).
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    DPGPResult
+        The released q(u) on Z, the kernel and the spend.
+    """
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
     if isinstance(R_k, str):
@@ -943,10 +1685,42 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
     scikit-learn style.
 
     `fit` is (epsilon, delta)-DP under the SUBSTITUTE relation for (X, y). `inducing_points` is
-    either an array (n_inducing, n_features) or an int m: m points drawn uniformly in the public box
-    `input_bounds` from `random_state` (never from the data). The kernel, `noise_std` and `R_y` must
-    also be chosen without looking at the data. `predict(X, return_std=True)` returns the predictive
-    mean and standard deviation of f (of y with `include_noise=True`)."""
+    either an array (n_inducing, n_features) or an int m: m points drawn uniformly in the public
+    box `input_bounds` from `random_state` (never from the data). The kernel, `noise_std` and
+    `R_y` must also be chosen without looking at the data. `predict(X, return_std=True)` returns
+    the predictive mean and standard deviation of f (of y with `include_noise=True`).
+
+    Parameters
+    ----------
+    inducing_points : array_like or int, default 10
+        Inducing inputs Z, or their number (regular in `input_bounds`).
+    input_bounds : tuple or None, default (-3.0, 3.0)
+        Public bounds of the inputs.
+    noise_std : float, default 0.1
+        Observation-noise standard deviation sigma.
+    lengthscale : float, default 1.0
+        Kernel lengthscale.
+    variance : float, default 1.0
+        Kernel variance.
+    epsilon : float, default 1.0
+        Privacy parameter epsilon.
+    delta : float, default 0.0001
+        Privacy parameter delta.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b.
+    R_y : float, default 1.0
+        Bound on |y|.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y].
+    kernel_bound : float or str, default 'auto'
+        R_k, or the name of the bound (see `kernel_norm_bound`).
+    rho : float, default 0.01
+        Failure probability of the regulariser.
+    covariance : str, default 'symmetric'
+        Closed form of S_{2,2} ('symmetric' or 'paper').
+    random_state : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    """
 
     def __init__(
         self,
@@ -1049,8 +1823,25 @@ def gp_function_sampler(
     lengthscale: float = 1.0, low: float = -4.0, high: float = 4.0, n_grid: int = 801
 ):
     """Draw functions from GP(0, EQ(lengthscale)) on [low, high]: exact draws on a grid of `n_grid`
-    points (one eigendecomposition, cached), linearly interpolated in between (spacing 0.01: error
-    ~1e-5, far below any sigma here)."""
+    points (one eigendecomposition, cached), linearly interpolated in between (spacing 0.01:
+    error ~1e-5, far below any sigma here).
+
+    Parameters
+    ----------
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    low : float, default -4.0
+        Lower end of the input interval.
+    high : float, default 4.0
+        Upper end of the input interval.
+    n_grid : int, default 801
+        Number of grid points.
+
+    Returns
+    -------
+    callable
+        draw(x, rng) -> f(x).
+    """
     key = (float(lengthscale), float(low), float(high), int(n_grid))
     if key not in _GRID_CACHE:
         grid = np.linspace(low, high, n_grid)
@@ -1067,7 +1858,7 @@ FIG2_ALPHAS = (0.5, 0.8, 0.9, 0.95)
 FIG2_SIGMAS = (0.03, 0.1, 0.3)
 FIG2_EPSILONS = (0.5, 1.0, 3.0, 10.0)
 
-# %% ../nbs/40_dpgp.ipynb #b2f53779
+# %% ../nbs/40_dpgp.ipynb #612fcca8
 def calibration_experiment(
     n_repeats: int = 40,
     alphas=FIG2_ALPHAS,
@@ -1084,7 +1875,38 @@ def calibration_experiment(
     """Honkela (2021), Sec 6.2 / Fig 2: f ~ GP(0, EQ(1)), N_tot noisy points on [-4, 4] split in
     half, DP-GP on |Z| = 15 points regular on [-3.5, 3.5]; fraction of test y inside the central
     alpha predictive interval, for the noise-aware DP-GP and the naive model without S_2. y is
-    clipped to [-R_y, R_y] before release (stated: R_y = 3)."""
+    clipped to [-R_y, R_y] before release (stated: R_y = 3).
+
+    Parameters
+    ----------
+    n_repeats : int, default 40
+        Number of repetitions.
+    alphas : sequence of float, default FIG2_ALPHAS
+        Nominal levels of the credible intervals.
+    sigmas : sequence of float, default FIG2_SIGMAS
+        Observation-noise standard deviations.
+    epsilons : sequence of float, default FIG2_EPSILONS
+        Privacy levels epsilon.
+    n_tot : int, default 1024
+        Total number of noisy observations (split in half).
+    n_inducing : int, default 15
+        Number of inducing points |Z|.
+    delta : float, default 0.0001
+        Privacy parameter delta in (0, 1).
+    R_y : float, default 3.0
+        Bound on the targets |y_i|.
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    dict
+        Coverage per (sigma, alpha, epsilon) and repeat.
+    """
     from tqdm.auto import tqdm
     g = as_rng(rng)
     Z = np.linspace(-3.5, 3.5, n_inducing)
@@ -1143,9 +1965,20 @@ def calibration_experiment(
         n_fits=n_repeats * len(sigmas) * len(epsilons),
     )
 
-# %% ../nbs/40_dpgp.ipynb #531d59dc
+# %% ../nbs/40_dpgp.ipynb #0ce8ad5f
 def plot_calibration(res: dict):
-    "Fig 2: rows sigma, columns alpha; observed coverage vs epsilon with 2 standard errors."
+    """Fig 2: rows sigma, columns alpha; observed coverage vs epsilon with 2 standard errors.
+
+    Parameters
+    ----------
+    res : dict
+        Result of the matching experiment function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     import matplotlib.pyplot as plt
     S, Al = len(res["sigmas"]), len(res["alphas"])
     fig, axes = plt.subplots(S, Al, figsize=(2.6 * Al, 2.1 * S), sharex=True, squeeze=False)
