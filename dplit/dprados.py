@@ -43,7 +43,7 @@ def dp_feat_beta(epsilon) -> float:
     """
     return float(special.expit(-check_epsilon(epsilon) / 2))
 
-# %% ../nbs/32_dprados.ipynb #b61de843
+# %% ../nbs/32_dprados.ipynb #0d1a4a0d
 def check_boolean_feature(X, j_star) -> int:
     """Validate the sensitive feature index: an integer column of X whose values are all -1 or +1.
 
@@ -74,7 +74,7 @@ def check_boolean_feature(X, j_star) -> int:
         )
     return j
 
-# %% ../nbs/32_dprados.ipynb #cc155253
+# %% ../nbs/32_dprados.ipynb #4bba334c
 def _log_binom_pmf(m: int) -> np.ndarray:
     k = np.arange(m + 1)
     return (
@@ -106,7 +106,7 @@ def dp_feat_window_K(m: int, epsilon) -> tuple[int, int]:
     L = math.ceil(beta * (m + 1) - 1e-12)
     return L, m - L
 
-# %% ../nbs/32_dprados.ipynb #93063579
+# %% ../nbs/32_dprados.ipynb #fad68226
 def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
     """Exact privacy of DP-Feat's j*-coordinates under j*-neighbours: per rado, the largest
     log-likelihood ratio inside the window (<= epsilon/2) and delta_beta (the mass of a window
@@ -155,7 +155,7 @@ def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
         delta_n=float(-np.expm1(n * np.log1p(-delta))),
     )
 
-# %% ../nbs/32_dprados.ipynb #c45ef0c0
+# %% ../nbs/32_dprados.ipynb #6d3a1128
 def dp_feat_K_pmfs(m: int, epsilon) -> tuple[np.ndarray, np.ndarray]:
     """pmfs of the output o = pi_{j*} + N (o = 0..m) under S and under its j*-neighbour S' (N' = N +
     1): p(o) and p(o + 1).
@@ -178,7 +178,7 @@ def dp_feat_K_pmfs(m: int, epsilon) -> tuple[np.ndarray, np.ndarray]:
     p[L:U + 1] = np.exp(lp[L:U + 1] - special.logsumexp(lp[L:U + 1]))
     return p, np.r_[p[1:], 0.0]
 
-# %% ../nbs/32_dprados.ipynb #820491a9
+# %% ../nbs/32_dprados.ipynb #810b2dec
 def hockey_stick(p, q, epsilon) -> float:
     """delta(epsilon) = max over the two directions of sum_o max(0, p(o) - e^eps q(o)) for two pmfs
     on the same outputs.
@@ -229,7 +229,7 @@ def dp_feat_window(X, y, j_star, epsilon) -> tuple[float, float]:
     half = m / 2 - dp_feat_beta(epsilon) * (m + 1)
     return m_plus - half, m_plus + half
 
-# %% ../nbs/32_dprados.ipynb #62046072
+# %% ../nbs/32_dprados.ipynb #edb15673
 def rejection_sample_rados(
     E, j_star: int, n: int, low: float, high: float, rng=None, max_draws: int = 10**7
 ) -> tuple[np.ndarray, int]:
@@ -287,7 +287,7 @@ def rejection_sample_rados(
             raise RuntimeError(f"rejection sampling exceeded max_draws={max_draws}")
     return rados_from_masks(E, np.concatenate(kept)), draws
 
-# %% ../nbs/32_dprados.ipynb #3086f2c0
+# %% ../nbs/32_dprados.ipynb #a6f8df04
 def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int, dict]:
     """DP-Feat (Alg. 2) as the paper states it: n full rados, the number of Rademacher draws, and
     the exact guarantee of their j* coordinates (see dp_feat_guarantee). Not a private release:
@@ -323,7 +323,7 @@ def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int,
     R, draws = rejection_sample_rados(y[:, None] * X, j, n, low, high, rng)
     return R, draws, g
 
-# %% ../nbs/32_dprados.ipynb #750be579
+# %% ../nbs/32_dprados.ipynb #48d186f2
 def dp_feat_rados(X, y, j_star, n, epsilon, rng=None) -> Release:
     """DP-Feat (Nock, Patrini & Friedman (2015), Alg. 2), released privately: the j* coordinates
     pi_{sigma j*} (shape (n,)) of n DP-Feat rados, (n eps/2, 1-(1-delta_beta)^n)-DP under
@@ -380,7 +380,7 @@ def _enumerated_law(e_j: np.ndarray, low: float, high: float) -> dict:
     vals, counts = np.unique(np.round(pj).astype(int), return_counts=True)
     return dict(zip(vals.tolist(), (counts / counts.sum()).tolist()))
 
-# %% ../nbs/32_dprados.ipynb #b6ace12f
+# %% ../nbs/32_dprados.ipynb #6fa9cc1a
 @register_check(
     "dp_feat_exact_privacy",
     "DP-Feat: pi_{j*} is a window-truncated Bin(m,1/2) shifted by -N; log-ratio <= eps/2 inside, "
@@ -480,7 +480,7 @@ def dp_feat_mutant_window(X, y, j_star, epsilon, kind: str) -> tuple[float, floa
         return lo + shift, hi + shift
     raise ValueError(f"kind must be 'beta_2eps', 'beta_half_eps' or 'centre_from_x', got {kind!r}")
 
-# %% ../nbs/32_dprados.ipynb #2889de60
+# %% ../nbs/32_dprados.ipynb #2bedc924
 def window_K_pmfs(m: int, low_K: float, high_K: float) -> tuple[np.ndarray, np.ndarray]:
     """pmfs under S and S' of o = K for a window [low_K, high_K] in K coordinates (used for the
     mutants).
@@ -531,7 +531,7 @@ def audit_pair(m: int = 40, d: int = 2, rng=0):
     X2 = X.copy(); X2[0, 0] = -X2[0, 0]
     return (X, y), (X2, y)
 
-# %% ../nbs/32_dprados.ipynb #034915fc
+# %% ../nbs/32_dprados.ipynb #cabcde58
 def dp_feat_coordinate_mechanism(epsilon, n_rados: int = 1, mutant: str | None = None):
     """Vectorised mechanism for the audit harness: data -> `size` releases of the largest j*
     coordinate among n_rados DP-Feat rados (the event "some rado at the upper window end", where
@@ -549,7 +549,7 @@ def dp_feat_coordinate_mechanism(epsilon, n_rados: int = 1, mutant: str | None =
     Returns
     -------
     callable
-        mech(data, size, rng) -> array of shape (size,).
+        mech(data, rng, size) -> array of shape (size,).
     """
     def mech(data, rng, size):
         X, y = data
@@ -579,7 +579,7 @@ def d_be(p: float, q: float) -> float:
     """
     return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
 
-# %% ../nbs/32_dprados.ipynb #037b2497
+# %% ../nbs/32_dprados.ipynb #b9677fa9
 def theorem7_bound(m: int, epsilon, n: int, eta: float) -> int:
     """The reconstructed Theorem 7 bound on the number of draws n_R.
 
@@ -605,7 +605,7 @@ def theorem7_bound(m: int, epsilon, n: int, eta: float) -> int:
         return n
     return n * math.ceil(math.log(n / nstar) / (m * d_be(1 - beta, 0.5)))
 
-# %% ../nbs/32_dprados.ipynb #129a6ecc
+# %% ../nbs/32_dprados.ipynb #29e88a86
 def theorem7_table(
     ms=(10, 20, 50, 100, 1000, 19020),
     epss=(0.1, 0.5, 1, 2, 4, 8),
@@ -644,7 +644,7 @@ def theorem7_table(
                     rows.append((m, eps, eta, n, B, float(stats.nbinom.cdf(B - n, n, p))))
     return rows
 
-# %% ../nbs/32_dprados.ipynb #6c5eb2c6
+# %% ../nbs/32_dprados.ipynb #15721a9f
 @register_check(
     "dp_feat_draws",
     "DP-Feat rejection sampler: n_R - n ~ NegBin(n, p_acc) (chi-square); Theorem 7 bound holds for "
@@ -716,7 +716,7 @@ def gaussian_edge_sigma(epsilon, delta, radius) -> float:
     """
     return analytic_gaussian_sigma(2 * check_positive(radius, "radius"), epsilon, delta)
 
-# %% ../nbs/32_dprados.ipynb #0ad2ab13
+# %% ../nbs/32_dprados.ipynb #91026a38
 def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
     Friedman (2015), §5.2).
@@ -742,7 +742,7 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     s = check_positive(sigma, "sigma", allow_zero=True)
     return y[:, None] * (X + as_rng(rng).normal(0.0, 1.0, size=X.shape) * s)
 
-# %% ../nbs/32_dprados.ipynb #0d1eee5c
+# %% ../nbs/32_dprados.ipynb #7ef43b51
 def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
     """n support masks drawn uniformly among the subsets of size m_star (Eq. 18: m_sigma = m_star),
     as an (n, m) int8 array.
@@ -774,7 +774,7 @@ def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
         np.put_along_axis(out[s:s + len(u)], idx, 1, axis=1)
     return out
 
-# %% ../nbs/32_dprados.ipynb #0bd59ac2
+# %% ../nbs/32_dprados.ipynb #b5f413f1
 def theorem8_run(
     X,
     y,
@@ -814,7 +814,8 @@ def theorem8_run(
     Returns
     -------
     dict
-        The clean log-risk path, the Eq. 19 bound path and the run.
+        The run (`path`), log F^r_exp along it on the clean and the noisy rados, the Eq. 19
+        bound and the Eq. 17 bound with the noisy edges, and m.
     """
     X, y = check_X_y(X, y, min_rows=2)
     y = check_binary_labels(y)
@@ -905,7 +906,7 @@ def theorem8_sweep(
         wfi=wfi,
     )
 
-# %% ../nbs/32_dprados.ipynb #3d522408
+# %% ../nbs/32_dprados.ipynb #9b3acd9d
 def synthetic_boolean_domain(rng=None, m: int = 4000, d: int = 8):
     """Synthetic domain with a boolean sensitive feature in column 0 ({-1,1}, correlated with the
     label) and d-1 Gaussian features.
@@ -956,7 +957,7 @@ def _folds(X, y, n_folds, rng):
         StratifiedKFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31))).split(X, y)
     )
 
-# %% ../nbs/32_dprados.ipynb #cfcce4aa
+# %% ../nbs/32_dprados.ipynb #8224194c
 def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -972,7 +973,7 @@ def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
             out[eps] = np.nan
     return out
 
-# %% ../nbs/32_dprados.ipynb #4f05217d
+# %% ../nbs/32_dprados.ipynb #4f204c76
 def dp_feat_experiment(
     X,
     y,
@@ -1037,7 +1038,7 @@ def dp_feat_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #de751a2e
+# %% ../nbs/32_dprados.ipynb #fff30581
 def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -1060,7 +1061,7 @@ def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=Fals
             out[(s, "median", sg)] = _rado_error(R, T, Xte, yte, wfi="median", kappa=kappa)
     return out
 
-# %% ../nbs/32_dprados.ipynb #94964165
+# %% ../nbs/32_dprados.ipynb #4a1de316
 def gaussian_experiment(
     X,
     y,
@@ -1128,7 +1129,7 @@ def gaussian_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #b3c96bd7
+# %% ../nbs/32_dprados.ipynb #4c347617
 def plot_section6(dp: dict, ga: dict, title: str = ""):
     """The three panels of Table 2: errors over epsilon; RadoBoost - AdaBoost over sigma; prudential
     fixed support - strong random.
@@ -1217,7 +1218,7 @@ def _best_time(f, repeat: int) -> float:
         t0 = time.perf_counter(); f(); best = min(best, time.perf_counter() - t0)
     return best
 
-# %% ../nbs/32_dprados.ipynb #a75ddeb6
+# %% ../nbs/32_dprados.ipynb #04fe1a72
 @register_benchmark(
     "radoboost",
     "RadoBoost (T=1000, n=1000 rados, Magic) vs a plain-Python loop of Alg. 1; time to sample 1000 "
