@@ -53,7 +53,7 @@ def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
     v = np.asarray(var_f) + sigma**2
     return -0.5 * np.log(2 * np.pi * v) - 0.5 * (np.asarray(y) - np.asarray(mean)) ** 2 / v
 
-# %% ../nbs/41_dpgp_hyper.ipynb #ba5d1df6
+# %% ../nbs/41_dpgp_hyper.ipynb #591bb505
 def loglik_clip_region(R_y: float, sigma: float) -> tuple[float, float]:
     """COINPRESS centre C and radius R for the log-likelihood (Honkela (2021), App B, Eq 30-33): [C
     - R, C + R] = [L_min, L_max].
@@ -74,7 +74,7 @@ def loglik_clip_region(R_y: float, sigma: float) -> tuple[float, float]:
     R = Ry**2 / s**2
     return -0.5 * math.log(2 * math.pi) - math.log(s) - R, R
 
-# %% ../nbs/41_dpgp_hyper.ipynb #6c8a65dd
+# %% ../nbs/41_dpgp_hyper.ipynb #e226f8f3
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """rho = (sqrt(eps + log(1/delta)) - sqrt(log(1/delta)))^2 (Honkela (2021), Eq 19): rho-zCDP
     implies (eps, delta)-DP.
@@ -139,7 +139,7 @@ def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -
     share = check_in_range(last_share, "last_share", 0, 1, low_closed=False, high_closed=False)
     return np.r_[np.full(T - 1, r * (1 - share) / (T - 1)), r * share]
 
-# %% ../nbs/41_dpgp_hyper.ipynb #bc1d57a5
+# %% ../nbs/41_dpgp_hyper.ipynb #99cf5936
 @dataclass
 class CoinpressResult:
     """The private mean, the intervals visited, and the per-step noise.
@@ -163,7 +163,7 @@ class CoinpressResult:
     noise_sd: np.ndarray
     rho: float
 
-# %% ../nbs/41_dpgp_hyper.ipynb #dd095849
+# %% ../nbs/41_dpgp_hyper.ipynb #f6b2d890
 def coinpress_mean(
     x,
     centre: float,
@@ -196,9 +196,9 @@ def coinpress_mean(
     last_share : float, default 0.75
         Share of rho spent in the last iteration.
     scale : float, default 1.0
-        Scale of the clipping interval relative to the noise.
+        Assumed unit scale of the data spread (affects accuracy only, not privacy).
     beta : float, default 0.01
-        Failure probability of one COINPRESS step.
+        Failure probability of each interval-shrinking step.
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
 
@@ -281,7 +281,7 @@ def verify_coinpress_privacy(full: bool = False, rng=None) -> dict:
         passed=ok,
     )
 
-# %% ../nbs/41_dpgp_hyper.ipynb #a5d3a7a9
+# %% ../nbs/41_dpgp_hyper.ipynb #48384d06
 @register_check(
     "coinpress_accuracy",
     "on GP validation log-likelihoods, 1-D COINPRESS beats one Gaussian step on App B's interval "
@@ -369,7 +369,7 @@ class SelectionParams:
         s = math.sqrt(2 * self.delta)
         return 3 * self.epsilon + 3 * s, s * self.T + (1 - self.gamma) ** self.T
 
-# %% ../nbs/41_dpgp_hyper.ipynb #6c52f715
+# %% ../nbs/41_dpgp_hyper.ipynb #fdec66b0
 def find_root_t0(delta_tot: float) -> float:
     """FIND-ROOT of t (1 - log t) = delta_tot on (0, 1) (the left side increases from 0 to 1 there).
 
@@ -387,7 +387,7 @@ def find_root_t0(delta_tot: float) -> float:
     f = lambda lt: math.exp(lt) * (1 - lt) - d           # in log t for accuracy at tiny delta
     return math.exp(optimize.brentq(f, math.log(1e-300), 0.0, xtol=1e-14, rtol=1e-15, maxiter=1000))
 
-# %% ../nbs/41_dpgp_hyper.ipynb #9fdaeedb
+# %% ../nbs/41_dpgp_hyper.ipynb #9683e61f
 def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) -> SelectionParams:
     """Alg 2, lines 1-3: t0, delta = gamma^2 t0^2 / 2, delta2 = sqrt(2 delta) / gamma, eps = eps_tot
     / 3 - sqrt(2 delta), T.
@@ -460,7 +460,7 @@ class HyperResult:
     params: SelectionParams
     spend: PrivacySpend
 
-# %% ../nbs/41_dpgp_hyper.ipynb #44c1ae37
+# %% ../nbs/41_dpgp_hyper.ipynb #f49d2b7c
 class _Candidate:
     """Precomputed, data-dependent pieces for one (lengthscale, sigma) candidate: only used through
     DP releases."""
@@ -490,7 +490,7 @@ class _Candidate:
         cp = coinpress_mean(v, self.C, self.R, self.rho_cp, rng=rng)
         return post, cp.mean
 
-# %% ../nbs/41_dpgp_hyper.ipynb #52044045
+# %% ../nbs/41_dpgp_hyper.ipynb #f1b9896a
 def dp_hyperparameter_learning(
     X1,
     y1,
@@ -700,7 +700,7 @@ def _fig3_repeat(rng, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y):
         out.append((res.index, res.n_draws))
     return out
 
-# %% ../nbs/41_dpgp_hyper.ipynb #6d3aafa2
+# %% ../nbs/41_dpgp_hyper.ipynb #51807e40
 def hyperparameter_experiment(
     n_repeats: int = 100,
     epsilons=FIG3_EPSILONS,
@@ -747,7 +747,8 @@ def hyperparameter_experiment(
     Returns
     -------
     dict
-        Chosen candidates and errors per epsilon and repeat.
+        How often each candidate was chosen (`counts`) and the draws used (`draws`), per
+        epsilon, with the grids and the number of repeats.
     """
     from tqdm.auto import tqdm
     from dplit.core import spawn_rngs
@@ -779,7 +780,7 @@ def hyperparameter_experiment(
         n_repeats=reps,
     )
 
-# %% ../nbs/41_dpgp_hyper.ipynb #b6288753
+# %% ../nbs/41_dpgp_hyper.ipynb #f19bdc6c
 def plot_hyperparameters(res: dict):
     """plot_hyperparameters
 
@@ -830,7 +831,7 @@ def heteroscedastic_statistics(Kxz, y, noise_var) -> tuple[np.ndarray, np.ndarra
     w = 1.0 / np.asarray(noise_var, float)
     return Kxz.T @ (w * y), (Kxz * w[:, None]).T @ Kxz
 
-# %% ../nbs/41_dpgp_hyper.ipynb #0463f7cd
+# %% ../nbs/41_dpgp_hyper.ipynb #0f6e520e
 def heteroscedastic_sensitivity(R_k: float, R_y: float, R_w: float, c: float = 1.0) -> float:
     """Sensitivity of [A_h; c B_h-hat] when every weight sigma_i^-2 <= R_w: R_w * Delta(R_k, R_y,
     c). (The paper's App D writes the assumption as sigma_i^2 <= R_sigma; a bound on the weights,
@@ -854,7 +855,7 @@ def heteroscedastic_sensitivity(R_k: float, R_y: float, R_w: float, c: float = 1
     """
     return check_positive(R_w, "R_w") * dpgp_sensitivity(R_k, R_y, c)
 
-# %% ../nbs/41_dpgp_hyper.ipynb #ee62bf66
+# %% ../nbs/41_dpgp_hyper.ipynb #b306b129
 def dpgp_inference_heteroscedastic(
     X,
     y,
@@ -1028,7 +1029,7 @@ def dirichlet_targets(
     s2 = np.log(1 / alpha + 1)
     return np.log(alpha) - s2 / 2, s2
 
-# %% ../nbs/41_dpgp_hyper.ipynb #338d436f
+# %% ../nbs/41_dpgp_hyper.ipynb #9244bd10
 def dp_dirichlet_gp_classifier(
     X,
     labels,
