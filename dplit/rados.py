@@ -52,7 +52,7 @@ def check_signatures(sigma, m: int, name: str = "sigma") -> np.ndarray:
         raise ValueError(f"{name} must contain only -1 and +1")
     return s.astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #7617187e
+# %% ../nbs/30_rados.ipynb #da189e98
 def edge_vectors(X, y) -> np.ndarray:
     """Edge vectors e_i = y_i x_i, one per row.
 
@@ -92,7 +92,7 @@ def sample_signatures(m: int, n: int, rng=None) -> np.ndarray:
     m, n = check_int(m, "m", low=1), check_int(n, "n", low=1)
     return (2 * as_rng(rng).integers(0, 2, size=(n, m), dtype=np.int8) - 1).astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #fa7d2dd8
+# %% ../nbs/30_rados.ipynb #e0d036ee
 def rados_from_masks(E: np.ndarray, masks: np.ndarray, chunk: int = 512) -> np.ndarray:
     """Rados sum_i b_i e_i for 0/1 support masks b, computed `chunk` rows at a time.
 
@@ -115,7 +115,7 @@ def rados_from_masks(E: np.ndarray, masks: np.ndarray, chunk: int = 512) -> np.n
         out[s:s + chunk] = masks[s:s + chunk].astype(float) @ E
     return out
 
-# %% ../nbs/30_rados.ipynb #4c61b57a
+# %% ../nbs/30_rados.ipynb #1fd1dbb7
 def rados(X, y, sigma) -> np.ndarray:
     """Rademacher observations pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i (Definition 1).
 
@@ -138,7 +138,7 @@ def rados(X, y, sigma) -> np.ndarray:
     s = check_signatures(sigma, X.shape[0])
     return rados_from_masks(y[:, None] * X, s == y[None, :].astype(np.int8))
 
-# %% ../nbs/30_rados.ipynb #6ee77695
+# %% ../nbs/30_rados.ipynb #e3e5eb9d
 def random_rados(X, y, n: int, rng=None) -> np.ndarray:
     """Draw `n` rados with i.i.d. uniform signatures in Sigma_m.
 
@@ -190,7 +190,7 @@ def logistic_loss(X, y, theta) -> float:
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.mean(np.logaddexp(0.0, -u)))
 
-# %% ../nbs/30_rados.ipynb #0e68d1fd
+# %% ../nbs/30_rados.ipynb #abd3b954
 def log_rado_exp_risk(R, theta) -> float:
     """log F^r_exp(S, theta, U) = log((1/n) sum_sigma exp(-theta^T pi_sigma)) (Eq. 2).
 
@@ -211,7 +211,7 @@ def log_rado_exp_risk(R, theta) -> float:
     R = check_array(R, "R", ndim=2)
     return float(special.logsumexp(-(R @ _theta(theta, R.shape[1]))) - math.log(R.shape[0]))
 
-# %% ../nbs/30_rados.ipynb #adb0c7aa
+# %% ../nbs/30_rados.ipynb #207996ec
 def rado_exp_risk(R, theta) -> float:
     """The exponential rado-risk F^r_exp(S, theta, U) (Eq. 2).
 
@@ -231,7 +231,7 @@ def rado_exp_risk(R, theta) -> float:
     """
     return math.exp(log_rado_exp_risk(R, theta))
 
-# %% ../nbs/30_rados.ipynb #869f9ef7
+# %% ../nbs/30_rados.ipynb #94fac2d8
 def rado_log_risk(R, theta, m: int) -> float:
     """The logistic rado-risk F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U) (Eq. 4).
 
@@ -277,7 +277,7 @@ def log_rado_exp_risk_all(X, y, theta) -> float:
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.sum(np.logaddexp(0.0, -u)) - X.shape[0] * math.log(2.0))
 
-# %% ../nbs/30_rados.ipynb #b2619676
+# %% ../nbs/30_rados.ipynb #85733b28
 def rado_exp_cv2(X, y, theta) -> float:
     """Squared coefficient of variation of exp(-theta^T pi_sigma) for uniform sigma, exactly: prod_i
     (1 + e^{-2u_i}) * 2^m / prod_i (1 + e^{-u_i})^2 - 1, evaluated in log-space.
@@ -326,7 +326,7 @@ def g_matrix(m: int) -> np.ndarray:
         )
     return G
 
-# %% ../nbs/30_rados.ipynb #7aa91933
+# %% ../nbs/30_rados.ipynb #2c8fd56d
 def all_signatures(y) -> np.ndarray:
     """All 2^m signatures of Sigma_m, one per row, ordered as the columns of G_m.
 
@@ -346,7 +346,7 @@ def all_signatures(y) -> np.ndarray:
     G = g_matrix(len(y))
     return np.where(G.T == 1, y[None, :], -y[None, :]).astype(np.int8)
 
-# %% ../nbs/30_rados.ipynb #13aea28b
+# %% ../nbs/30_rados.ipynb #ce630551
 def lemma2_enumeration_error(X, y, theta) -> float:
     """Relative error between F_log(S, theta) and log 2 + (1/m) log F^r_exp(S, theta, Sigma_m).
 
@@ -374,7 +374,7 @@ def lemma2_enumeration_error(X, y, theta) -> float:
     direct = logistic_loss(X, y, theta)
     return abs(via_rados - direct) / abs(direct)
 
-# %% ../nbs/30_rados.ipynb #8c00848d
+# %% ../nbs/30_rados.ipynb #06d0bf59
 def random_instance(m: int, d: int, rng, margin_scale: float = 1.0):
     """A random sample (X, y) and classifier theta.
 
@@ -402,7 +402,7 @@ def random_instance(m: int, d: int, rng, margin_scale: float = 1.0):
     theta *= margin_scale / np.sqrt(np.mean((X @ theta) ** 2))
     return X, y, theta
 
-# %% ../nbs/30_rados.ipynb #22bb13d3
+# %% ../nbs/30_rados.ipynb #2f394436
 @register_check(
     "rado_logloss_identity",
     "F_log(S,theta) = log 2 + (1/m) log F^r_exp(S,theta,Sigma_m), "
@@ -502,7 +502,7 @@ def rado_gap_experiment(
         reps=reps,
     )
 
-# %% ../nbs/30_rados.ipynb #5def5156
+# %% ../nbs/30_rados.ipynb #3344885c
 def plot_rado_gap(res):
     """Figure: measured 95% quantile and standard deviation of the gap against n.
 
@@ -538,7 +538,7 @@ def plot_rado_gap(res):
     plt.close(fig)
     return fig
 
-# %% ../nbs/30_rados.ipynb #a3c470ac
+# %% ../nbs/30_rados.ipynb #0006a6ef
 @register_check(
     "rado_subset_gap",
     "random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the gap F_log - F^r_log(U) "
@@ -594,6 +594,11 @@ def support_matrix(U_idx, m: int) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, n)
         A = G_m U, as floats.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "U_idx must be a non-empty vector of column indices in [0, 2^m), got ...".
     """
     m = check_int(m, "m", low=1, high=24)
     idx = np.asarray(U_idx, dtype=np.int64)
@@ -603,7 +608,7 @@ def support_matrix(U_idx, m: int) -> np.ndarray:
         )
     return ((idx[None, :] >> (m - 1 - np.arange(m))[:, None]) & 1).astype(float)
 
-# %% ../nbs/30_rados.ipynb #a70598b4
+# %% ../nbs/30_rados.ipynb #e87da90e
 def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
     """Lemma 9(a): E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}.
 
@@ -622,6 +627,12 @@ def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
     -------
     numpy.ndarray of shape (d, m)
         The edge vectors E as columns.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Pi must have one column per rado index, got ... columns and ... indices";
+        "edge vectors are not recoverable: G_m U has rank ... < m = ...".
     """
     Pi = check_array(Pi, "Pi", ndim=2)
     A = support_matrix(U_idx, m)
@@ -636,7 +647,7 @@ def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
         )
     return Pi @ A.T @ np.linalg.inv(A @ A.T)
 
-# %% ../nbs/30_rados.ipynb #7d5a449d
+# %% ../nbs/30_rados.ipynb #d1a4d733
 @register_check(
     "rado_edge_recovery",
     "Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when rank G_m U = m; "
