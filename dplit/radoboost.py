@@ -67,7 +67,7 @@ class BoostPath:
             out[t] = cur
         return out
 
-# %% ../nbs/31_radoboost.ipynb #bbd64c19
+# %% ../nbs/31_radoboost.ipynb #e664a541
 def _check_T(T) -> int:
     return check_int(T, "T", low=1)
 
@@ -89,7 +89,7 @@ def wfi_best(r: np.ndarray, active: np.ndarray) -> int:
     """
     return int(np.argmax(np.where(active, np.abs(r), -1.0)))
 
-# %% ../nbs/31_radoboost.ipynb #50101ff8
+# %% ../nbs/31_radoboost.ipynb #b5e3afb7
 def wfi_median(r: np.ndarray, active: np.ndarray) -> int:
     """Prudential oracle of §6: the feature whose |r| is the (lower) median of |r|.
 
@@ -114,7 +114,7 @@ def wfi_median(r: np.ndarray, active: np.ndarray) -> int:
 
 _WFI = {"best": wfi_best, "median": wfi_median}
 
-# %% ../nbs/31_radoboost.ipynb #193c2a81
+# %% ../nbs/31_radoboost.ipynb #8c161607
 def radoboost(
     R, T: int = 1000, wfi: str = "best", kappa: float = 1.0, r_max: float = 1 - 1e-10
 ) -> BoostPath:
@@ -239,7 +239,7 @@ def log_rado_risk_path(path: BoostPath, R) -> np.ndarray:
     M = path.margins_path(R)
     return special.logsumexp(-M, axis=1) - math.log(R.shape[0])
 
-# %% ../nbs/31_radoboost.ipynb #5d92bfcb
+# %% ../nbs/31_radoboost.ipynb #5f409bdc
 def lemma4_slack(path: BoostPath, R) -> tuple[float, float]:
     """Largest excess of log F^r_exp(theta_t) over the two bounds of Lemma 4, over t = 1..T.
 
@@ -263,7 +263,7 @@ def lemma4_slack(path: BoostPath, R) -> tuple[float, float]:
     wla_bound = -np.arange(1, path.T + 1) * gamma ** 2 / 2
     return float(np.max(lf - prod_bound)), float(np.max(lf - wla_bound))
 
-# %% ../nbs/31_radoboost.ipynb #10d34894
+# %% ../nbs/31_radoboost.ipynb #a77f8b92
 def _lemma4_instances(rng, k: int):
     for i in range(k):
         m, d = int(rng.integers(50, 800)), int(rng.integers(2, 12))
@@ -274,7 +274,7 @@ def _lemma4_instances(rng, k: int):
             X[out] *= 100.0                                              # outlying examples
         yield X, y, random_rados(X, y, int(rng.integers(10, 1000)), rng)
 
-# %% ../nbs/31_radoboost.ipynb #774b5dcb
+# %% ../nbs/31_radoboost.ipynb #e854ac56
 @register_check(
     "radoboost_lemma4",
     "RadoBoost: F^r_exp(S,theta_t,U) <= prod_s sqrt(1-r_s^2) <= exp(-t gamma^2/2) at every round t",
@@ -331,6 +331,11 @@ def adaboost_examples(X, y, T: int = 1000, r_max: float = 1 - 1e-10) -> BoostPat
     -------
     BoostPath
         The run.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "X has no non-zero column: nothing to learn".
     """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
@@ -355,7 +360,7 @@ def adaboost_examples(X, y, T: int = 1000, r_max: float = 1 - 1e-10) -> BoostPat
         iota[t], rs[t], alphas[t] = k, r, a / xstar[k]
     return BoostPath(iota, rs, alphas, X.shape[1], clipped)
 
-# %% ../nbs/31_radoboost.ipynb #f37834c0
+# %% ../nbs/31_radoboost.ipynb #888a9638
 def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[np.ndarray, int]:
     """The kept classifier and its round.
 
@@ -379,6 +384,11 @@ def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[
     -------
     tuple
         (theta, t): the kept classifier and its round (1-based).
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "keep must be 'train_error', 'rado_risk' or 'last', got ...".
     """
     if keep == "last":
         return path.theta(), path.T
@@ -460,7 +470,7 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
         d = self.decision_function(X)
         return self.classes_[(d > 0).astype(int)]
 
-# %% ../nbs/31_radoboost.ipynb #5d4481a9
+# %% ../nbs/31_radoboost.ipynb #e95d97ed
 class RadoBoostClassifier(_LinearBoost):
     """RadoBoost (Nock, Patrini & Friedman (2015), Algorithm 1) as a scikit-learn classifier.
 
@@ -506,7 +516,7 @@ class RadoBoostClassifier(_LinearBoost):
         self.n_rados_ = n
         return self
 
-# %% ../nbs/31_radoboost.ipynb #cd8f2bac
+# %% ../nbs/31_radoboost.ipynb #940253b0
 class AdaBoostExamplesClassifier(_LinearBoost):
     """AdaBoost over examples with the weak learner of Eq. 14 (Nock, Patrini & Friedman 2015, §4).
 
@@ -577,7 +587,7 @@ def _fold(X, y, tr, te, T, seed, standardize=False):
         for k, mdl in models.items()
     }
 
-# %% ../nbs/31_radoboost.ipynb #87eed10f
+# %% ../nbs/31_radoboost.ipynb #d343a6fe
 def cv_compare(
     X,
     y,
@@ -644,7 +654,7 @@ def cv_compare(
         standardize=standardize,
     )
 
-# %% ../nbs/31_radoboost.ipynb #71136ed9
+# %% ../nbs/31_radoboost.ipynb #929f9604
 def format_table1(rows) -> str:
     """Markdown table of `cv_compare` results next to the paper's numbers (for a terminal).
 
@@ -686,7 +696,7 @@ def format_table1(rows) -> str:
             )
     return "\n".join(lines)
 
-# %% ../nbs/31_radoboost.ipynb #6a3bb86a
+# %% ../nbs/31_radoboost.ipynb #616f5676
 def table1_frame(rows) -> pd.DataFrame:
     """Table 1 as a DataFrame: `cv_compare` results next to the paper's numbers.
 
