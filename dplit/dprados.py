@@ -43,7 +43,7 @@ def dp_feat_beta(epsilon) -> float:
     """
     return float(special.expit(-check_epsilon(epsilon) / 2))
 
-# %% ../nbs/32_dprados.ipynb #0d1a4a0d
+# %% ../nbs/32_dprados.ipynb #ac0e2d78
 def check_boolean_feature(X, j_star) -> int:
     """Validate the sensitive feature index: an integer column of X whose values are all -1 or +1.
 
@@ -58,6 +58,12 @@ def check_boolean_feature(X, j_star) -> int:
     -------
     int
         The validated index.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "the sensitive feature X[:, j_star=...] must be boolean with values in
+        {-1, 1}, got values ......".
     """
     X = check_array(X, "X", ndim=2)
     j = check_int(j_star, "j_star", low=0, high=X.shape[1] - 1)
@@ -74,7 +80,7 @@ def check_boolean_feature(X, j_star) -> int:
         )
     return j
 
-# %% ../nbs/32_dprados.ipynb #4bba334c
+# %% ../nbs/32_dprados.ipynb #79d8582f
 def _log_binom_pmf(m: int) -> np.ndarray:
     k = np.arange(m + 1)
     return (
@@ -106,7 +112,7 @@ def dp_feat_window_K(m: int, epsilon) -> tuple[int, int]:
     L = math.ceil(beta * (m + 1) - 1e-12)
     return L, m - L
 
-# %% ../nbs/32_dprados.ipynb #fad68226
+# %% ../nbs/32_dprados.ipynb #a4a8ebc1
 def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
     """Exact privacy of DP-Feat's j*-coordinates under j*-neighbours: per rado, the largest
     log-likelihood ratio inside the window (<= epsilon/2) and delta_beta (the mass of a window
@@ -126,6 +132,13 @@ def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
     -------
     dict
         beta, L, U, epsilon_pure, delta, p_accept, epsilon_n, delta_n.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "epsilon=... is too small for m=...: the DP-Feat window (Eq. 16) is
+        empty"; "epsilon=... is too small for m=...: the DP-Feat window is a single point, the rados
+        reveal the count of feature j* exactly (delta = 1)".
     """
     m, n = check_int(m, "m", low=1), check_int(n, "n", low=1)
     eps = check_epsilon(epsilon)
@@ -155,7 +168,7 @@ def dp_feat_guarantee(m: int, epsilon, n: int = 1) -> dict:
         delta_n=float(-np.expm1(n * np.log1p(-delta))),
     )
 
-# %% ../nbs/32_dprados.ipynb #6d3a1128
+# %% ../nbs/32_dprados.ipynb #aa77829d
 def dp_feat_K_pmfs(m: int, epsilon) -> tuple[np.ndarray, np.ndarray]:
     """pmfs of the output o = pi_{j*} + N (o = 0..m) under S and under its j*-neighbour S' (N' = N +
     1): p(o) and p(o + 1).
@@ -178,7 +191,7 @@ def dp_feat_K_pmfs(m: int, epsilon) -> tuple[np.ndarray, np.ndarray]:
     p[L:U + 1] = np.exp(lp[L:U + 1] - special.logsumexp(lp[L:U + 1]))
     return p, np.r_[p[1:], 0.0]
 
-# %% ../nbs/32_dprados.ipynb #810b2dec
+# %% ../nbs/32_dprados.ipynb #882c46d1
 def hockey_stick(p, q, epsilon) -> float:
     """delta(epsilon) = max over the two directions of sum_o max(0, p(o) - e^eps q(o)) for two pmfs
     on the same outputs.
@@ -229,7 +242,7 @@ def dp_feat_window(X, y, j_star, epsilon) -> tuple[float, float]:
     half = m / 2 - dp_feat_beta(epsilon) * (m + 1)
     return m_plus - half, m_plus + half
 
-# %% ../nbs/32_dprados.ipynb #edb15673
+# %% ../nbs/32_dprados.ipynb #92325fb2
 def rejection_sample_rados(
     E, j_star: int, n: int, low: float, high: float, rng=None, max_draws: int = 10**7
 ) -> tuple[np.ndarray, int]:
@@ -258,6 +271,13 @@ def rejection_sample_rados(
     -------
     tuple
         (rados of shape (n, d), number of draws n_R).
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "low and high must be finite with low <= high, got low=..., high=...".
+    RuntimeError
+        On invalid input: "rejection sampling exceeded max_draws=...".
     """
     E = check_array(E, "E", ndim=2)
     j_star = check_int(j_star, "j_star", low=0, high=E.shape[1] - 1)
@@ -287,7 +307,7 @@ def rejection_sample_rados(
             raise RuntimeError(f"rejection sampling exceeded max_draws={max_draws}")
     return rados_from_masks(E, np.concatenate(kept)), draws
 
-# %% ../nbs/32_dprados.ipynb #a6f8df04
+# %% ../nbs/32_dprados.ipynb #b4afb4c6
 def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int, dict]:
     """DP-Feat (Alg. 2) as the paper states it: n full rados, the number of Rademacher draws, and
     the exact guarantee of their j* coordinates (see dp_feat_guarantee). Not a private release:
@@ -323,7 +343,7 @@ def dp_feat_sample(X, y, j_star, n, epsilon, rng=None) -> tuple[np.ndarray, int,
     R, draws = rejection_sample_rados(y[:, None] * X, j, n, low, high, rng)
     return R, draws, g
 
-# %% ../nbs/32_dprados.ipynb #48d186f2
+# %% ../nbs/32_dprados.ipynb #df84d3bc
 def dp_feat_rados(X, y, j_star, n, epsilon, rng=None) -> Release:
     """DP-Feat (Nock, Patrini & Friedman (2015), Alg. 2), released privately: the j* coordinates
     pi_{sigma j*} (shape (n,)) of n DP-Feat rados, (n eps/2, 1-(1-delta_beta)^n)-DP under
@@ -350,6 +370,12 @@ def dp_feat_rados(X, y, j_star, n, epsilon, rng=None) -> Release:
     -------
     Release
         The j* coordinates, shape (n,), and their privacy spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "the guarantee of n=... DP-Feat rados is vacuous (delta = 1 - (1 - ...)^n
+        rounds to 1): release fewer rados or use a larger epsilon".
     """
     g = dp_feat_guarantee(check_array(X, "X", ndim=2).shape[0], epsilon, check_int(n, "n", low=1))
     if g["delta_n"] >= 1 - 1e-12:
@@ -380,7 +406,7 @@ def _enumerated_law(e_j: np.ndarray, low: float, high: float) -> dict:
     vals, counts = np.unique(np.round(pj).astype(int), return_counts=True)
     return dict(zip(vals.tolist(), (counts / counts.sum()).tolist()))
 
-# %% ../nbs/32_dprados.ipynb #6fa9cc1a
+# %% ../nbs/32_dprados.ipynb #4055176b
 @register_check(
     "dp_feat_exact_privacy",
     "DP-Feat: pi_{j*} is a window-truncated Bin(m,1/2) shifted by -N; log-ratio <= eps/2 inside, "
@@ -467,6 +493,11 @@ def dp_feat_mutant_window(X, y, j_star, epsilon, kind: str) -> tuple[float, floa
     -------
     tuple of float
         (low, high) of the slipped window.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "kind must be 'beta_2eps', 'beta_half_eps' or 'centre_from_x', got ...".
     """
     lo, hi = dp_feat_window(X, y, j_star, epsilon)
     m = len(y)
@@ -480,7 +511,7 @@ def dp_feat_mutant_window(X, y, j_star, epsilon, kind: str) -> tuple[float, floa
         return lo + shift, hi + shift
     raise ValueError(f"kind must be 'beta_2eps', 'beta_half_eps' or 'centre_from_x', got {kind!r}")
 
-# %% ../nbs/32_dprados.ipynb #2bedc924
+# %% ../nbs/32_dprados.ipynb #6a4d997f
 def window_K_pmfs(m: int, low_K: float, high_K: float) -> tuple[np.ndarray, np.ndarray]:
     """pmfs under S and S' of o = K for a window [low_K, high_K] in K coordinates (used for the
     mutants).
@@ -531,7 +562,7 @@ def audit_pair(m: int = 40, d: int = 2, rng=0):
     X2 = X.copy(); X2[0, 0] = -X2[0, 0]
     return (X, y), (X2, y)
 
-# %% ../nbs/32_dprados.ipynb #cabcde58
+# %% ../nbs/32_dprados.ipynb #e36f7f7c
 def dp_feat_coordinate_mechanism(epsilon, n_rados: int = 1, mutant: str | None = None):
     """Vectorised mechanism for the audit harness: data -> `size` releases of the largest j*
     coordinate among n_rados DP-Feat rados (the event "some rado at the upper window end", where
@@ -579,7 +610,7 @@ def d_be(p: float, q: float) -> float:
     """
     return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
 
-# %% ../nbs/32_dprados.ipynb #b9677fa9
+# %% ../nbs/32_dprados.ipynb #e739fb22
 def theorem7_bound(m: int, epsilon, n: int, eta: float) -> int:
     """The reconstructed Theorem 7 bound on the number of draws n_R.
 
@@ -605,7 +636,7 @@ def theorem7_bound(m: int, epsilon, n: int, eta: float) -> int:
         return n
     return n * math.ceil(math.log(n / nstar) / (m * d_be(1 - beta, 0.5)))
 
-# %% ../nbs/32_dprados.ipynb #29e88a86
+# %% ../nbs/32_dprados.ipynb #e53b0134
 def theorem7_table(
     ms=(10, 20, 50, 100, 1000, 19020),
     epss=(0.1, 0.5, 1, 2, 4, 8),
@@ -644,7 +675,7 @@ def theorem7_table(
                     rows.append((m, eps, eta, n, B, float(stats.nbinom.cdf(B - n, n, p))))
     return rows
 
-# %% ../nbs/32_dprados.ipynb #15721a9f
+# %% ../nbs/32_dprados.ipynb #4ee9d4ec
 @register_check(
     "dp_feat_draws",
     "DP-Feat rejection sampler: n_R - n ~ NegBin(n, p_acc) (chi-square); Theorem 7 bound holds for "
@@ -716,7 +747,7 @@ def gaussian_edge_sigma(epsilon, delta, radius) -> float:
     """
     return analytic_gaussian_sigma(2 * check_positive(radius, "radius"), epsilon, delta)
 
-# %% ../nbs/32_dprados.ipynb #91026a38
+# %% ../nbs/32_dprados.ipynb #505f37b6
 def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
     Friedman (2015), §5.2).
@@ -742,7 +773,7 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     s = check_positive(sigma, "sigma", allow_zero=True)
     return y[:, None] * (X + as_rng(rng).normal(0.0, 1.0, size=X.shape) * s)
 
-# %% ../nbs/32_dprados.ipynb #7ef43b51
+# %% ../nbs/32_dprados.ipynb #b0205e3d
 def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
     """n support masks drawn uniformly among the subsets of size m_star (Eq. 18: m_sigma = m_star),
     as an (n, m) int8 array.
@@ -774,7 +805,7 @@ def fixed_support_masks(m: int, m_star: int, n: int, rng=None) -> np.ndarray:
         np.put_along_axis(out[s:s + len(u)], idx, 1, axis=1)
     return out
 
-# %% ../nbs/32_dprados.ipynb #b5f413f1
+# %% ../nbs/32_dprados.ipynb #4c1767e0
 def theorem8_run(
     X,
     y,
@@ -906,7 +937,7 @@ def theorem8_sweep(
         wfi=wfi,
     )
 
-# %% ../nbs/32_dprados.ipynb #9b3acd9d
+# %% ../nbs/32_dprados.ipynb #5fd88276
 def synthetic_boolean_domain(rng=None, m: int = 4000, d: int = 8):
     """Synthetic domain with a boolean sensitive feature in column 0 ({-1,1}, correlated with the
     label) and d-1 Gaussian features.
@@ -957,7 +988,7 @@ def _folds(X, y, n_folds, rng):
         StratifiedKFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31))).split(X, y)
     )
 
-# %% ../nbs/32_dprados.ipynb #8224194c
+# %% ../nbs/32_dprados.ipynb #3348aea5
 def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -973,7 +1004,7 @@ def _dp_feat_fold(X, y, tr, te, j_star, epsilons, T, seed, standardize=False):
             out[eps] = np.nan
     return out
 
-# %% ../nbs/32_dprados.ipynb #4f204c76
+# %% ../nbs/32_dprados.ipynb #dd332035
 def dp_feat_experiment(
     X,
     y,
@@ -1038,7 +1069,7 @@ def dp_feat_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #fff30581
+# %% ../nbs/32_dprados.ipynb #a8c9eaa3
 def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=False):
     rng = np.random.default_rng(seed)
     if standardize:
@@ -1061,7 +1092,7 @@ def _gauss_fold(X, y, tr, te, sigmas, supports, T, kappa, seed, standardize=Fals
             out[(s, "median", sg)] = _rado_error(R, T, Xte, yte, wfi="median", kappa=kappa)
     return out
 
-# %% ../nbs/32_dprados.ipynb #4a1de316
+# %% ../nbs/32_dprados.ipynb #0098daf6
 def gaussian_experiment(
     X,
     y,
@@ -1129,7 +1160,7 @@ def gaussian_experiment(
         n_folds=n_folds,
     )
 
-# %% ../nbs/32_dprados.ipynb #4c347617
+# %% ../nbs/32_dprados.ipynb #de6e0763
 def plot_section6(dp: dict, ga: dict, title: str = ""):
     """The three panels of Table 2: errors over epsilon; RadoBoost - AdaBoost over sigma; prudential
     fixed support - strong random.
@@ -1218,7 +1249,7 @@ def _best_time(f, repeat: int) -> float:
         t0 = time.perf_counter(); f(); best = min(best, time.perf_counter() - t0)
     return best
 
-# %% ../nbs/32_dprados.ipynb #04fe1a72
+# %% ../nbs/32_dprados.ipynb #ffb3b7ff
 @register_benchmark(
     "radoboost",
     "RadoBoost (T=1000, n=1000 rados, Magic) vs a plain-Python loop of Alg. 1; time to sample 1000 "
