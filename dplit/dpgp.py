@@ -47,6 +47,13 @@ def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
     -------
     numpy.ndarray of shape (n, D)
         The inputs.
+
+    Raises
+    ------
+    TypeError
+        On invalid input: "... must be array-like, got None".
+    ValueError
+        On invalid input: "... must be real, got complex values".
     """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
@@ -57,7 +64,7 @@ def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
         a = np.asarray(a)[:, None]
     return check_array(a, name, ndim=2, min_rows=min_rows)
 
-# %% ../nbs/40_dpgp.ipynb #787f9c3a
+# %% ../nbs/40_dpgp.ipynb #b704b3ef
 def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.ndarray:
     """Exponentiated-quadratic kernel `variance * exp(-|x - x'|^2 / (2 lengthscale^2))` between the
     rows of X1 and X2.
@@ -77,6 +84,11 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
     -------
     numpy.ndarray of shape (n1, n2)
         The kernel matrix.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "X1 and X2 must have the same number of columns, got ... and ...".
     """
     A, B = as_inputs(X1, "X1"), as_inputs(X2, "X2")
     if A.shape[1] != B.shape[1]:
@@ -87,7 +99,7 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
     v = check_positive(variance, "variance")
     return v * np.exp(-0.5 * cdist(A, B, "sqeuclidean") / ell**2)
 
-# %% ../nbs/40_dpgp.ipynb #c439a59d
+# %% ../nbs/40_dpgp.ipynb #38183e47
 def eq_radial(lengthscale: float = 1.0):
     """The radial profile k_r(r) = exp(-r^2 / (2 lengthscale^2)) of the EQ kernel, with k = variance
     * k_r.
@@ -124,7 +136,7 @@ def sufficient_statistics(Kxz: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, n
     """
     return Kxz.T @ y, Kxz.T @ Kxz
 
-# %% ../nbs/40_dpgp.ipynb #6cd544c6
+# %% ../nbs/40_dpgp.ipynb #44d7a041
 def titsias_posterior(Kzz, A, B, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Optimal q(u) = N(m, S) of the variational sparse GP (Honkela (2021), Eq 2) from the sums A
     and B.
@@ -151,7 +163,7 @@ def titsias_posterior(Kzz, A, B, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     S = Kzz @ np.linalg.solve(P, Kzz)
     return m, (S + S.T) / 2
 
-# %% ../nbs/40_dpgp.ipynb #2e273873
+# %% ../nbs/40_dpgp.ipynb #1adc9295
 def exact_gp_posterior(K, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and covariance of f at the training inputs for exact GP regression (Rasmussen
     & Williams, Eq 2.23-2.24).
@@ -248,7 +260,7 @@ def rk_trivial(n_inducing: int, variance: float = 1.0) -> float:
         variance, "variance"
     )
 
-# %% ../nbs/40_dpgp.ipynb #138b9bdd
+# %% ../nbs/40_dpgp.ipynb #ed62a197
 def rk_1d(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """R_k from the 1-D bound of Honkela (2021), Eq 7 (as printed) for a decreasing radial profile
     k_r and inducing points at least d_z apart.
@@ -275,7 +287,7 @@ def rk_1d(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     s = 2 * np.sum(k_r(np.arange(lo + 1) * dz) ** 2) + (hi - lo) * float(k_r(hi * dz)) ** 2
     return check_positive(variance, "variance") * math.sqrt(s)
 
-# %% ../nbs/40_dpgp.ipynb #d8b795ca
+# %% ../nbs/40_dpgp.ipynb #decab450
 def rk_1d_tight(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """Our tighter 1-D bound: ceil(|Z|/2) points on one side of x and floor(|Z|/2) on the other, the
     m-th at distance >= (m-1) d_z.
@@ -301,7 +313,7 @@ def rk_1d_tight(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> floa
     side = lambda m: float(np.sum(k_r(np.arange(m) * dz) ** 2))
     return check_positive(variance, "variance") * math.sqrt(side((n + 1) // 2) + side(n // 2))
 
-# %% ../nbs/40_dpgp.ipynb #5f25a51e
+# %% ../nbs/40_dpgp.ipynb #e4c17c94
 def rk_multi(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     """R_k from Honkela (2021), Eq 8: at most one inducing point lies within d_z/2 of x, so |k|^2 <=
     sigma_f^4 (1 + (|Z|-1) k_r(d_z/2)^2).
@@ -326,7 +338,7 @@ def rk_multi(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
     dz = check_positive(d_z, "d_z")
     return check_positive(variance, "variance") * math.sqrt(1 + (n - 1) * float(k_r(dz / 2)) ** 2)
 
-# %% ../nbs/40_dpgp.ipynb #d7b7e2ad
+# %% ../nbs/40_dpgp.ipynb #c98fd86a
 def min_separation(Z) -> float:
     """The smallest distance between two distinct rows of Z (inf for a single point).
 
@@ -347,7 +359,7 @@ def min_separation(Z) -> float:
     np.fill_diagonal(D, np.inf)
     return float(D.min())
 
-# %% ../nbs/40_dpgp.ipynb #920bc497
+# %% ../nbs/40_dpgp.ipynb #9d2973a4
 def kernel_norm_bound(
     Z, lengthscale: float = 1.0, variance: float = 1.0, method: str = "auto"
 ) -> float:
@@ -369,6 +381,13 @@ def kernel_norm_bound(
     -------
     float
         R_k.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Z has repeated inducing points (min separation 0)"; "method must be
+        'auto', 'trivial', '1d' or 'multi', got ..."; "method='1d' needs 1-D inputs, Z has ...
+        columns".
     """
     Z = as_inputs(Z, "Z")
     n, D = Z.shape
@@ -422,7 +441,7 @@ def _max_norm_sq_nd(Z, k_r, n_grid=121):
         best = max(best, float(-r.fun))
     return best
 
-# %% ../nbs/40_dpgp.ipynb #5a9b64c5
+# %% ../nbs/40_dpgp.ipynb #173be301
 def _random_placement_1d(rng, n, dz):
     return np.cumsum(np.r_[0.0, dz + rng.exponential(0.5 * dz, n - 1)])
 
@@ -435,7 +454,7 @@ def _random_placement_nd(rng, n, D, dz, box):
             pts.append(p)
     return np.array(pts)
 
-# %% ../nbs/40_dpgp.ipynb #6f699054
+# %% ../nbs/40_dpgp.ipynb #7aaf7973
 @register_check(
     "dpgp_kernel_norm_bounds",
     "Eq 4, Eq 7 (1-D) and Eq 8 (any dimension) bound max_x |k(Z, x)| over inducing placements with "
@@ -516,7 +535,7 @@ def t_b(k) -> np.ndarray:
     i, j = np.triu_indices(k.shape[-1], 1)
     return np.concatenate([k**2, math.sqrt(2) * k[..., i] * k[..., j]], axis=-1)
 
-# %% ../nbs/40_dpgp.ipynb #c8f43fe1
+# %% ../nbs/40_dpgp.ipynb #74680420
 def vech_scaled(B) -> np.ndarray:
     """B-hat: the diagonal of a symmetric B, then its upper off-diagonal entries times sqrt(2);
     Frobenius norm preserved.
@@ -538,7 +557,7 @@ def vech_scaled(B) -> np.ndarray:
         [np.diagonal(B, axis1=-2, axis2=-1), math.sqrt(2) * B[..., i, j]], axis=-1
     )
 
-# %% ../nbs/40_dpgp.ipynb #97267b47
+# %% ../nbs/40_dpgp.ipynb #08f0929c
 def unvech_scaled(b, d: int) -> np.ndarray:
     """The symmetric matrix whose `vech_scaled` is `b` (over the last axis): the inverse of
     `vech_scaled`.
@@ -554,6 +573,11 @@ def unvech_scaled(b, d: int) -> np.ndarray:
     -------
     numpy.ndarray of shape (..., d, d)
         The symmetric matrix.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "b must have d(d+1)/2 = ... entries in its last axis, got ...".
     """
     b = np.asarray(b, dtype=float)
     if b.shape[-1] != d * (d + 1) // 2:
@@ -591,7 +615,7 @@ def dpgp_sensitivity(R_k: float, R_y: float, c: float = 1.0) -> float:
     q = check_positive(c, "c") ** 2
     return math.sqrt(R_y**4 / (2 * q) + 2 * R_y**2 * R_k**2 + 2 * q * R_k**4)
 
-# %% ../nbs/40_dpgp.ipynb #66f4e075
+# %% ../nbs/40_dpgp.ipynb #ade39eed
 def dpgp_sensitivity_sup(R_k: float, R_y: float, c: float = 1.0) -> float:
     """The exact supremum of |[y k; c t_b(k)] - [y' k'; c t_b(k')]| over |k|,|k'| <= R_k, |y|,|y'|
     <= R_y (d >= 2): equal to `dpgp_sensitivity` when R_y^2 / (2 c^2) <= R_k^2, else 2 R_y R_k.
@@ -616,7 +640,7 @@ def dpgp_sensitivity_sup(R_k: float, R_y: float, c: float = 1.0) -> float:
         return dpgp_sensitivity(R_k, R_y, c)
     return 2 * R_y * R_k
 
-# %% ../nbs/40_dpgp.ipynb #50c38c56
+# %% ../nbs/40_dpgp.ipynb #0af9d4b5
 def entry_change(k, y, k2, y2, c: float = 1.0) -> np.ndarray:
     """|[y k; c t_b(k)] - [y2 k2; c t_b(k2)]|: how far substituting one entry (k, y) by (k2, y2)
     moves the rescaled release.
@@ -662,7 +686,7 @@ def _ball(rng, n, d, R):
         R * u / np.linalg.norm(u, axis=1, keepdims=True) * rng.uniform(0, 1, size=(n, 1)) ** (1 / d)
     )
 
-# %% ../nbs/40_dpgp.ipynb #eab56881
+# %% ../nbs/40_dpgp.ipynb #7c6f1063
 def _optimise_change(R_k, R_y, c, d, rng, starts=8):
     """Local maximisation of `entry_change` from random starts (k = R_k tanh|w| w/|w|, y = R_y
     tanh(s))."""
@@ -681,7 +705,7 @@ def _optimise_change(R_k, R_y, c, d, rng, starts=8):
         best = max(best, float(entry_change(*unpack(res.x), c=c)))
     return best
 
-# %% ../nbs/40_dpgp.ipynb #ae8a2910
+# %% ../nbs/40_dpgp.ipynb #ded44c31
 @register_check(
     "dpgp_sensitivity",
     "the change of [A; c B-hat] from substituting one entry never exceeds Delta (Eq 6) and reaches "
@@ -775,7 +799,7 @@ class DPGPNoise:
     epsilon: float
     delta: float
 
-# %% ../nbs/40_dpgp.ipynb #91389253
+# %% ../nbs/40_dpgp.ipynb #3e0ae4d7
 def dpgp_noise_scales(R_k: float, R_y: float, c: float, epsilon: float, delta: float) -> DPGPNoise:
     """Alg 1, lines 2-4: Delta from Eq 6, sigma_a from the analytic Gaussian mechanism at (epsilon,
     delta), sigma_b = sigma_a / c.
@@ -803,7 +827,7 @@ def dpgp_noise_scales(R_k: float, R_y: float, c: float, epsilon: float, delta: f
     sa = analytic_gaussian_sigma(D, eps, dlt)
     return DPGPNoise(sa, sa / c, D, float(R_k), float(R_y), float(c), eps, dlt)
 
-# %% ../nbs/40_dpgp.ipynb #c851044c
+# %% ../nbs/40_dpgp.ipynb #48fb728c
 def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release:
     """The Gaussian mechanism of Honkela (2021), Eq 5: [A + N(0, sigma_a^2 I_d); B-hat + N(0,
     sigma_b^2 I_{d(d+1)/2})]. Rows of `Kxz` must have norm <= R_k and |y| <= R_y (the assumptions
@@ -827,6 +851,13 @@ def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release
     -------
     Release
         The noisy [A; B-hat] and its privacy spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Kxz and y must have the same number of rows, got ... and ..."; "|y|
+        exceeds R_y = ...: clip y to [-R_y, R_y] first (state it) or raise R_y"; "a row of Kxz has
+        norm above R_k = ...: the kernel norm bound is invalid".
     """
     K = check_array(Kxz, "Kxz", ndim=2)
     yv = check_array(y, "y", ndim=1)
@@ -852,7 +883,7 @@ def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release
                          (dp_accounting.GaussianDpEvent(noise.sigma_a / noise.sensitivity),))
     return Release(out, spend)
 
-# %% ../nbs/40_dpgp.ipynb #2cb10ea3
+# %% ../nbs/40_dpgp.ipynb #2ea4d123
 def unpack_statistics(value, d: int) -> tuple[np.ndarray, np.ndarray]:
     """Split a release [A; B-hat] into the noisy A (d,) and the noisy symmetric B (d, d).
 
@@ -897,7 +928,7 @@ def regulariser(sigma_b: float, sigma: float, n_inducing: int, rho: float = 0.01
     r = check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)
     return sb / s**2 * math.sqrt(n * math.log(2 * n * n / r)) * (n + 1) / (2 * n)
 
-# %% ../nbs/40_dpgp.ipynb #3b8abebf
+# %% ../nbs/40_dpgp.ipynb #38028b24
 def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
     """S_{2,2} by the literal double sum of Honkela (2021), Eq 14 (O(|Z|^5); for checking only).
 
@@ -930,7 +961,7 @@ def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
             out += sigma**-8 * sigma_b**2 / 2 * (term(E(i, j), E(j, i)) + term(E(j, i), E(i, j)))
     return out
 
-# %% ../nbs/40_dpgp.ipynb #d1347b7e
+# %% ../nbs/40_dpgp.ipynb #570d3cc1
 def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
     """E[E_b v v^T E_b] for the symmetric noise E_b (diagonal variance sigma_b^2, off-diagonal
     sigma_b^2 / 2): (sigma_b^2/2)(|v|^2 I + v v^T) ('symmetric', ours); the paper's Eq 14 equals
@@ -949,6 +980,11 @@ def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
     -------
     numpy.ndarray of shape (|Z|, |Z|)
         M.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "form must be 'symmetric' or 'paper', got ...".
     """
     v = np.asarray(v, float)
     if form == "symmetric":
@@ -959,7 +995,7 @@ def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
         raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
     return sigma_b**2 / 2 * (v @ v * np.eye(len(v)) + extra)
 
-# %% ../nbs/40_dpgp.ipynb #b9dcc394
+# %% ../nbs/40_dpgp.ipynb #312909fc
 def s22(Kzz, St, a, sigma: float, sigma_b: float, form: str = "symmetric") -> np.ndarray:
     """S_{2,2} = sigma^-8 K_ZZ St M St K_ZZ with M = `s22_middle(St a)`, in O(|Z|^3).
 
@@ -986,7 +1022,7 @@ def s22(Kzz, St, a, sigma: float, sigma_b: float, form: str = "symmetric") -> np
     G = Kzz @ St
     return G @ s22_middle(St @ a, sigma_b, form) @ G.T / sigma**8
 
-# %% ../nbs/40_dpgp.ipynb #636bce20
+# %% ../nbs/40_dpgp.ipynb #8536b8b2
 @dataclass
 class DPPosterior:
     """The noise-aware DP q(u) = N(m, S) on Z (Honkela (2021), Eq 9-15) and the pieces predictions
@@ -1029,7 +1065,7 @@ class DPPosterior:
     lam: float
     lifted: int = 0          # how many times lambda was doubled to reach positive definiteness
 
-# %% ../nbs/40_dpgp.ipynb #767384d6
+# %% ../nbs/40_dpgp.ipynb #62d7a6c8
 def noise_aware_posterior(
     Kzz,
     A_noisy,
@@ -1070,6 +1106,12 @@ def noise_aware_posterior(
     -------
     DPPosterior
         The posterior and the pieces predictions need.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "K_ZZ + sigma^-2 (B + E_b) + lambda I is not positive definite; raise rho
+        or lambda"; "could not make the regularised matrix positive definite".
     """
     s2 = check_positive(sigma, "sigma") ** 2
     d = len(Kzz)
@@ -1127,7 +1169,7 @@ def _chol_jitter(K: np.ndarray) -> np.ndarray:
             jitter *= 10
     raise ValueError("K_ZZ is numerically singular even with jitter: inducing points too close")
 
-# %% ../nbs/40_dpgp.ipynb #b2557dc9
+# %% ../nbs/40_dpgp.ipynb #b7552cd9
 def predict_q(Kvz, kvv_diag, Kzz_chol, alpha, W) -> tuple[np.ndarray, np.ndarray]:
     """Predictive mean and variance of f at new points from q(u) (Honkela (2021), Eq 17), written
     with alpha = K_ZZ^-1 m and W = K_ZZ^-1 S K_ZZ^-1: mean = K_VZ alpha, var = k_VV - diag(K_VZ
@@ -1157,7 +1199,7 @@ def predict_q(Kvz, kvv_diag, Kzz_chol, alpha, W) -> tuple[np.ndarray, np.ndarray
     var = kvv_diag - (H**2).sum(1) + ((Kvz @ W) * Kvz).sum(1)
     return mean, np.maximum(var, 0.0)
 
-# %% ../nbs/40_dpgp.ipynb #f7131400
+# %% ../nbs/40_dpgp.ipynb #148bcde2
 def predict_eq17(Kvz, Kvv, Kzz, m, S) -> tuple[np.ndarray, np.ndarray]:
     """Eq 17 literally, with explicit inverses (for checking; ill-conditioned when K_ZZ is).
 
@@ -1248,7 +1290,7 @@ def symmetric_noise(sigma_b: float, d: int, size: int, rng) -> np.ndarray:
     """
     return unvech_scaled(as_rng(rng).normal(0.0, sigma_b, size=(size, d * (d + 1) // 2)), d)
 
-# %% ../nbs/40_dpgp.ipynb #40e3c7a4
+# %% ../nbs/40_dpgp.ipynb #953fd98b
 def sinc_data(n: int = 1024, sigma: float = 0.1, rng=None, low: float = -4.0, high: float = 4.0):
     """Inputs uniform on [low, high], targets sin(2x)/(2x) + N(0, sigma^2) (Honkela (2021), Sec
     6.1).
@@ -1275,7 +1317,7 @@ def sinc_data(n: int = 1024, sigma: float = 0.1, rng=None, low: float = -4.0, hi
     x = g.uniform(low, high, n)
     return x, np.sinc(2 * x / np.pi) + sigma * g.normal(size=n)
 
-# %% ../nbs/40_dpgp.ipynb #260b9886
+# %% ../nbs/40_dpgp.ipynb #990c10ff
 def covariance_curve(
     Kzz, A, B, sigma: float, scales, n_draws: int = 20_000, rho: float = 0.01, rng=None
 ) -> dict:
@@ -1338,7 +1380,7 @@ def covariance_curve(
         out["min_eig_S"].append(min_eig)
     return {k: np.array(v) for k, v in out.items()}
 
-# %% ../nbs/40_dpgp.ipynb #bd58bbec
+# %% ../nbs/40_dpgp.ipynb #f484eab4
 def plot_covariance_curve(cc: dict, ax=None):
     """plot_covariance_curve
 
@@ -1364,7 +1406,7 @@ def plot_covariance_curve(cc: dict, ax=None):
     ax.legend(fontsize=8); ax.grid(alpha=.3)
     return ax
 
-# %% ../nbs/40_dpgp.ipynb #f4a49a70
+# %% ../nbs/40_dpgp.ipynb #2b393a28
 @register_check(
     "dpgp_noise_aware_covariance",
     "the empirical covariance of m over DP noises tends to S_2 = S_21 + S_22 as the noise shrinks; "
@@ -1460,7 +1502,7 @@ def pd_frequency(
         ok += int((np.linalg.eigvalsh(base + E / sigma**2 + lam * np.eye(d))[:, 0] > 0).sum())
     return ok / n_draws
 
-# %% ../nbs/40_dpgp.ipynb #7e3be9e8
+# %% ../nbs/40_dpgp.ipynb #5b0ee95f
 @register_check(
     "dpgp_regulariser_pd",
     "lambda of Eq 10 (rho = 0.01) keeps sigma^-2 E_b + lambda I PD with probability >= 1 - rho for "
@@ -1561,7 +1603,7 @@ class DPGPResult:
         )
         return mean, np.sqrt(var + (self.sigma**2 if noise else 0.0))
 
-# %% ../nbs/40_dpgp.ipynb #edd38fbb
+# %% ../nbs/40_dpgp.ipynb #83a01963
 def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
     Xv = as_inputs(X, "X")
     yv = check_array(np.ravel(y) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y, "y", ndim=1)
@@ -1588,7 +1630,7 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
         )
     return Xv, yv, Zv
 
-# %% ../nbs/40_dpgp.ipynb #1d68c33d
+# %% ../nbs/40_dpgp.ipynb #27e485cb
 def dpgp_inference(
     X,
     y,
@@ -1649,6 +1691,12 @@ def dpgp_inference(
     -------
     DPGPResult
         The released q(u) on Z, the kernel and the spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "R_k = ... is below |k(z, Z)| = ... at an inducing point z: it is not a
+        data-independent bound on the kernel norm (use a method name, e.g. 'auto')".
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
@@ -1840,7 +1888,7 @@ FIG2_ALPHAS = (0.5, 0.8, 0.9, 0.95)
 FIG2_SIGMAS = (0.03, 0.1, 0.3)
 FIG2_EPSILONS = (0.5, 1.0, 3.0, 10.0)
 
-# %% ../nbs/40_dpgp.ipynb #e6c5cd5b
+# %% ../nbs/40_dpgp.ipynb #8117556f
 def calibration_experiment(
     n_repeats: int = 40,
     alphas=FIG2_ALPHAS,
@@ -1948,7 +1996,7 @@ def calibration_experiment(
         n_fits=n_repeats * len(sigmas) * len(epsilons),
     )
 
-# %% ../nbs/40_dpgp.ipynb #c03ba950
+# %% ../nbs/40_dpgp.ipynb #fc0bdb85
 def plot_calibration(res: dict):
     """Fig 2: rows sigma, columns alpha; observed coverage vs epsilon with 2 standard errors.
 
