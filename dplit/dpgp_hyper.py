@@ -53,7 +53,7 @@ def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
     v = np.asarray(var_f) + sigma**2
     return -0.5 * np.log(2 * np.pi * v) - 0.5 * (np.asarray(y) - np.asarray(mean)) ** 2 / v
 
-# %% ../nbs/41_dpgp_hyper.ipynb #591bb505
+# %% ../nbs/41_dpgp_hyper.ipynb #0c073b96
 def loglik_clip_region(R_y: float, sigma: float) -> tuple[float, float]:
     """COINPRESS centre C and radius R for the log-likelihood (Honkela (2021), App B, Eq 30-33): [C
     - R, C + R] = [L_min, L_max].
@@ -74,7 +74,7 @@ def loglik_clip_region(R_y: float, sigma: float) -> tuple[float, float]:
     R = Ry**2 / s**2
     return -0.5 * math.log(2 * math.pi) - math.log(s) - R, R
 
-# %% ../nbs/41_dpgp_hyper.ipynb #e226f8f3
+# %% ../nbs/41_dpgp_hyper.ipynb #4700a0ed
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """rho = (sqrt(eps + log(1/delta)) - sqrt(log(1/delta)))^2 (Honkela (2021), Eq 19): rho-zCDP
     implies (eps, delta)-DP.
@@ -139,7 +139,7 @@ def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -
     share = check_in_range(last_share, "last_share", 0, 1, low_closed=False, high_closed=False)
     return np.r_[np.full(T - 1, r * (1 - share) / (T - 1)), r * share]
 
-# %% ../nbs/41_dpgp_hyper.ipynb #99cf5936
+# %% ../nbs/41_dpgp_hyper.ipynb #e9477b01
 @dataclass
 class CoinpressResult:
     """The private mean, the intervals visited, and the per-step noise.
@@ -163,7 +163,7 @@ class CoinpressResult:
     noise_sd: np.ndarray
     rho: float
 
-# %% ../nbs/41_dpgp_hyper.ipynb #f6b2d890
+# %% ../nbs/41_dpgp_hyper.ipynb #0d90830a
 def coinpress_mean(
     x,
     centre: float,
@@ -206,6 +206,11 @@ def coinpress_mean(
     -------
     CoinpressResult
         The private mean and the steps.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "centre must be finite, got ...".
     """
     xv = check_array(x, "x", ndim=1)
     n = len(xv)
@@ -281,7 +286,7 @@ def verify_coinpress_privacy(full: bool = False, rng=None) -> dict:
         passed=ok,
     )
 
-# %% ../nbs/41_dpgp_hyper.ipynb #48384d06
+# %% ../nbs/41_dpgp_hyper.ipynb #bbf5164f
 @register_check(
     "coinpress_accuracy",
     "on GP validation log-likelihoods, 1-D COINPRESS beats one Gaussian step on App B's interval "
@@ -369,7 +374,7 @@ class SelectionParams:
         s = math.sqrt(2 * self.delta)
         return 3 * self.epsilon + 3 * s, s * self.T + (1 - self.gamma) ** self.T
 
-# %% ../nbs/41_dpgp_hyper.ipynb #fdec66b0
+# %% ../nbs/41_dpgp_hyper.ipynb #83171ae2
 def find_root_t0(delta_tot: float) -> float:
     """FIND-ROOT of t (1 - log t) = delta_tot on (0, 1) (the left side increases from 0 to 1 there).
 
@@ -387,7 +392,7 @@ def find_root_t0(delta_tot: float) -> float:
     f = lambda lt: math.exp(lt) * (1 - lt) - d           # in log t for accuracy at tiny delta
     return math.exp(optimize.brentq(f, math.log(1e-300), 0.0, xtol=1e-14, rtol=1e-15, maxiter=1000))
 
-# %% ../nbs/41_dpgp_hyper.ipynb #9683e61f
+# %% ../nbs/41_dpgp_hyper.ipynb #919e9129
 def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) -> SelectionParams:
     """Alg 2, lines 1-3: t0, delta = gamma^2 t0^2 / 2, delta2 = sqrt(2 delta) / gamma, eps = eps_tot
     / 3 - sqrt(2 delta), T.
@@ -405,6 +410,13 @@ def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) 
     -------
     SelectionParams
         The parameters of the search.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "epsilon_tot = ... is too small for delta_tot = ... and gamma = ...";
+        "delta_tot = ... and gamma = ... allow no draw (T = 0): lower delta_tot or gamma";
+        "delta_tot = ... and gamma = ...: the integer T overshoots delta_tot; lower gamma".
     """
     et = check_epsilon(epsilon_tot, "epsilon_tot")
     g = check_in_range(gamma, "gamma", 0, 1, low_closed=False, high_closed=False)
@@ -460,7 +472,7 @@ class HyperResult:
     params: SelectionParams
     spend: PrivacySpend
 
-# %% ../nbs/41_dpgp_hyper.ipynb #f49d2b7c
+# %% ../nbs/41_dpgp_hyper.ipynb #c393c5eb
 class _Candidate:
     """Precomputed, data-dependent pieces for one (lengthscale, sigma) candidate: only used through
     DP releases."""
@@ -490,7 +502,7 @@ class _Candidate:
         cp = coinpress_mean(v, self.C, self.R, self.rho_cp, rng=rng)
         return post, cp.mean
 
-# %% ../nbs/41_dpgp_hyper.ipynb #f1b9896a
+# %% ../nbs/41_dpgp_hyper.ipynb #bd42981d
 def dp_hyperparameter_learning(
     X1,
     y1,
@@ -544,6 +556,11 @@ def dp_hyperparameter_learning(
     -------
     HyperResult
         The chosen candidate and what it cost.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "candidates must contain at least one (lengthscale, sigma) pair".
     """
     p = selection_params(epsilon_tot, delta_tot, gamma)
     if _prepared is None:
@@ -700,7 +717,7 @@ def _fig3_repeat(rng, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y):
         out.append((res.index, res.n_draws))
     return out
 
-# %% ../nbs/41_dpgp_hyper.ipynb #51807e40
+# %% ../nbs/41_dpgp_hyper.ipynb #ebf78369
 def hyperparameter_experiment(
     n_repeats: int = 100,
     epsilons=FIG3_EPSILONS,
@@ -780,7 +797,7 @@ def hyperparameter_experiment(
         n_repeats=reps,
     )
 
-# %% ../nbs/41_dpgp_hyper.ipynb #f19bdc6c
+# %% ../nbs/41_dpgp_hyper.ipynb #a582b3c6
 def plot_hyperparameters(res: dict):
     """plot_hyperparameters
 
@@ -831,7 +848,7 @@ def heteroscedastic_statistics(Kxz, y, noise_var) -> tuple[np.ndarray, np.ndarra
     w = 1.0 / np.asarray(noise_var, float)
     return Kxz.T @ (w * y), (Kxz * w[:, None]).T @ Kxz
 
-# %% ../nbs/41_dpgp_hyper.ipynb #0f6e520e
+# %% ../nbs/41_dpgp_hyper.ipynb #2e654093
 def heteroscedastic_sensitivity(R_k: float, R_y: float, R_w: float, c: float = 1.0) -> float:
     """Sensitivity of [A_h; c B_h-hat] when every weight sigma_i^-2 <= R_w: R_w * Delta(R_k, R_y,
     c). (The paper's App D writes the assumption as sigma_i^2 <= R_sigma; a bound on the weights,
@@ -855,7 +872,7 @@ def heteroscedastic_sensitivity(R_k: float, R_y: float, R_w: float, c: float = 1
     """
     return check_positive(R_w, "R_w") * dpgp_sensitivity(R_k, R_y, c)
 
-# %% ../nbs/41_dpgp_hyper.ipynb #b306b129
+# %% ../nbs/41_dpgp_hyper.ipynb #ef6a7817
 def dpgp_inference_heteroscedastic(
     X,
     y,
@@ -912,6 +929,12 @@ def dpgp_inference_heteroscedastic(
     -------
     DPGPResult
         The released q(u) and the spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "noise_var must hold one positive variance per row of X"; "a weight
+        1/noise_var = ... exceeds R_w = ...".
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, 1.0, c, R_y, clip_y)
     nv = check_array(noise_var, "noise_var", ndim=1)
@@ -1013,6 +1036,11 @@ def dirichlet_targets(
     -------
     tuple of numpy.ndarray
         (targets, noise variances), one column per class.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "labels must be a non-empty 1-D array of integers in [0, ...)".
     """
     lab = np.asarray(labels)
     C = check_int(n_classes, "n_classes", low=2)
@@ -1029,7 +1057,7 @@ def dirichlet_targets(
     s2 = np.log(1 / alpha + 1)
     return np.log(alpha) - s2 / 2, s2
 
-# %% ../nbs/41_dpgp_hyper.ipynb #9244bd10
+# %% ../nbs/41_dpgp_hyper.ipynb #495c84a9
 def dp_dirichlet_gp_classifier(
     X,
     labels,
