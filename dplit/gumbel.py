@@ -20,7 +20,7 @@ __all__ = ['gumbel_pdf', 'gumbel_cdf', 'plackett_luce_log_prob', 'sequential_pee
            'verify_peel_equivalence', 'max_gumbel_bound', 'max_abs_gumbel_cdf', 'max_abs_gumbel_quantile',
            'verify_gumbel_max_bound', 'peel_audit_pair', 'peel_exact_loss']
 
-# %% ../nbs/11_gumbel.ipynb #3e83eec9
+# %% ../nbs/11_gumbel.ipynb #b52af001
 def gumbel_pdf(x, b):
     """Density of the Gumbel distribution with parameter b (Def 2.3): (1/b) exp(-x/b - exp(-x/b)).
 
@@ -45,7 +45,7 @@ def gumbel_pdf(x, b):
     z = np.asarray(x, float) / b
     return np.exp(-z - np.exp(-z)) / b
 
-# %% ../nbs/11_gumbel.ipynb #d6c9cf5f
+# %% ../nbs/11_gumbel.ipynb #d0c65a15
 def gumbel_cdf(x, b):
     """Distribution function of Gumbel(b): exp(-exp(-x/b)).
 
@@ -69,7 +69,7 @@ def gumbel_cdf(x, b):
     b = check_positive(b, "b")
     return np.exp(-np.exp(-np.asarray(x, float) / b))
 
-# %% ../nbs/11_gumbel.ipynb #f25c69ce
+# %% ../nbs/11_gumbel.ipynb #c2da53ad
 def plackett_luce_log_prob(scores, order, scale) -> float:
     """Log-probability of an ordered top-k output of scores plus Gumbel(scale) noise.
 
@@ -111,7 +111,7 @@ def plackett_luce_log_prob(scores, order, scale) -> float:
         remaining[i] = False
     return float(lp)
 
-# %% ../nbs/11_gumbel.ipynb #023cc02c
+# %% ../nbs/11_gumbel.ipynb #9682a643
 def sequential_peel(scores, k: int, sensitivity, epsilon, rng=None, size: int = 1) -> np.ndarray:
     """k rounds of the exponential mechanism at epsilon/k, each over the items not yet chosen.
 
@@ -161,13 +161,13 @@ def sequential_peel(scores, k: int, sensitivity, epsilon, rng=None, size: int = 
         groups = nxt
     return out
 
-# %% ../nbs/11_gumbel.ipynb #899b04f2
+# %% ../nbs/11_gumbel.ipynb #aae08ba3
 def _ordered_counts(draws: np.ndarray, outcomes: list) -> np.ndarray:
     index = {o: i for i, o in enumerate(outcomes)}
     codes = np.array([index[tuple(r)] for r in draws.tolist()])
     return np.bincount(codes, minlength=len(outcomes))
 
-# %% ../nbs/11_gumbel.ipynb #aa461812
+# %% ../nbs/11_gumbel.ipynb #c21f62c4
 def peel_equivalence_pvalues(scores, k, sensitivity, epsilon, n_draws, rng=None) -> dict:
     """Chi-square p-values comparing Peel, sequential peeling and the exact law.
 
@@ -221,7 +221,7 @@ def peel_equivalence_pvalues(scores, k, sensitivity, epsilon, n_draws, rng=None)
         control_full_eps_per_round=two(peel, full_eps),
     )
 
-# %% ../nbs/11_gumbel.ipynb #8c605561
+# %% ../nbs/11_gumbel.ipynb #732bbdaa
 @register_check(
     "peel_equals_sequential_em",
     "Peel's ordered top-k has the law of k rounds of the exponential mechanism at eps/k",
@@ -255,7 +255,7 @@ def verify_peel_equivalence(full: bool = False, rng=None) -> dict:
         passed=ok,
     )
 
-# %% ../nbs/11_gumbel.ipynb #ed94fbb2
+# %% ../nbs/11_gumbel.ipynb #5b56cf89
 def max_gumbel_bound(b, d: int, eta) -> float:
     """Lemma 3.7: the bound b ln(2d/eta) on the largest |X_j| of d i.i.d. Gumbel(b) draws.
 
@@ -282,7 +282,7 @@ def max_gumbel_bound(b, d: int, eta) -> float:
     eta = check_in_range(eta, "eta", 0, 1, low_closed=False, high_closed=False)
     return check_positive(b, "b") * math.log(2 * d / eta)
 
-# %% ../nbs/11_gumbel.ipynb #3fcc6a73
+# %% ../nbs/11_gumbel.ipynb #124c6b3f
 def max_abs_gumbel_cdf(t, b, d: int) -> float:
     """Exact P[max_j |X_j| <= t] = (F(t) - F(-t))^d, in log-space.
 
@@ -315,7 +315,7 @@ def max_abs_gumbel_cdf(t, b, d: int) -> float:
     lo = -math.exp(t / b)  # log F(-t)
     return math.exp(d * (hi + math.log1p(-math.exp(lo - hi))))
 
-# %% ../nbs/11_gumbel.ipynb #4a61b9d6
+# %% ../nbs/11_gumbel.ipynb #0b419b1a
 def max_abs_gumbel_quantile(q, b, d: int) -> float:
     """The q-quantile of max_j |X_j| (root of the exact CDF).
 
@@ -347,7 +347,7 @@ def max_abs_gumbel_quantile(q, b, d: int) -> float:
         xtol=1e-12,
     )
 
-# %% ../nbs/11_gumbel.ipynb #59001499
+# %% ../nbs/11_gumbel.ipynb #2d498b7e
 @register_check(
     "gumbel_max_bound",
     "max of d i.i.d. |Gumbel(b)| is <= b ln(2d/eta) with probability >= 1 - eta",
@@ -396,7 +396,7 @@ def verify_gumbel_max_bound(full: bool = False, rng=None) -> dict:
         passed=ok,
     )
 
-# %% ../nbs/11_gumbel.ipynb #3778951b
+# %% ../nbs/11_gumbel.ipynb #b306814b
 def peel_audit_pair(d: int, k: int, sensitivity: float = 1.0):
     """Worst-case neighbouring counts for Peel: sensitivity on the first k items and 0 elsewhere,
     against the mirror image.
@@ -426,7 +426,7 @@ def peel_audit_pair(d: int, k: int, sensitivity: float = 1.0):
     c0 = np.r_[np.full(k, float(sensitivity)), np.zeros(d - k)]
     return c0, float(sensitivity) - c0
 
-# %% ../nbs/11_gumbel.ipynb #555d511b
+# %% ../nbs/11_gumbel.ipynb #5fc07110
 def peel_exact_loss(d: int, k: int, epsilon: float, sensitivity: float = 1.0) -> float:
     """Exact privacy loss of Peel at the audit pair: the largest |log P0/P1| over ordered outputs.
 
