@@ -114,6 +114,9 @@ class VerifyRecord:
     def __str__(self):
         return "\n".join(f"{k:>9s}  {v}" for k, v in self._rows())
 
+    def _repr_pretty_(self, p, cycle):  # IPython in a terminal shows the aligned text
+        p.text(str(self))
+
 
 @dataclass
 class Check:
@@ -198,6 +201,9 @@ class BenchRecord:
 
     def __str__(self):
         return f"== {self.name}: {self.description} ({self.seconds:.1f} s)\n{self.table}"
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
 
 
 def _table_html(text: str) -> str:
