@@ -66,4 +66,4 @@ nbdev_test --n_workers 2 --timing "${flags[@]}"
 echo "== package tests (pytest)"
 pyflags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && pyflags=(--runslow)
 echo "== (set-up, sync check and notebooks took $(( $(date +%s) - t0 )) s)"
-python -m pytest tests -n 2 -p no:cacheprovider "${pyflags[@]}"
+python -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider "${pyflags[@]}"

@@ -26,6 +26,9 @@ import pytest
 pytest.importorskip("sphinx")
 from dplit.book import build_book, chapter_pages, find_root, read_book  # noqa: E402
 
+# one build and one Chromium for the whole module, also under pytest-xdist (tests/run.sh uses --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("book")
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-extensions", "--mute-audio", "--hide-scrollbars"]
