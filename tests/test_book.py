@@ -79,7 +79,8 @@ MEASURE_JS = r"""
   const legit = /[A-Za-z]\$|\$(?=\d)|\$(?=[A-Z][A-Z0-9_]+\b)/g;
   const dollars = (prose.match(/\$/g) || []).length - (prose.match(legit) || []).length;
   const pipeRe = /\|(?:\s*:?[-\u2013\u2014]+:?\s*\|)+/g;  // a |---|---| row (|—|—| after smart dashes)
-  const pipes = (prose.match(pipeRe) || []).length + (outputs.match(pipeRe) || []).length;
+  const proseOnly = textOf(article, MATH + ', ' + CODE + ', .cell_output, .output');  // outputs counted once
+  const pipes = (proseOnly.match(pipeRe) || []).length + (outputs.match(pipeRe) || []).length;
   const errors = article.querySelectorAll('.MathJax_Error, .mjx-merror, mjx-merror, merror').length;
   // display equations: the typeset box must sit in the middle of its block
   const displays = [...article.querySelectorAll('.MathJax_Display, .MJXc-display, mjx-container[display="true"]')]
