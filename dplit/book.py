@@ -19,7 +19,7 @@ from pathlib import Path
 __all__ = ['find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries', 'process_cell',
            'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages', 'render_readme']
 
-# %% ../nbs/05_book.ipynb #fc3faa8c
+# %% ../nbs/05_book.ipynb #5fd394a5
 def find_root(start=None) -> Path:
     """The repository root: the nearest folder at or above `start` that holds `_quarto.yml`.
 
@@ -39,7 +39,7 @@ def find_root(start=None) -> Path:
             return q
     raise FileNotFoundError(f"no _quarto.yml at or above {p}: run this from a dplit checkout")
 
-# %% ../nbs/05_book.ipynb #65eebfbc
+# %% ../nbs/05_book.ipynb #79f41b56
 def read_book(config=None) -> dict:
     """Title and chapters of the book from `_quarto.yml`.
 
@@ -84,7 +84,7 @@ def read_book(config=None) -> dict:
                 raise ValueError(f"{cfg_path}: chapter {ch} is neither a notebook (.ipynb) nor Markdown (.md)")
     return {"title": str(book.get("title", "dplit")), "root": root, "parts": parts}
 
-# %% ../nbs/05_book.ipynb #65d95027
+# %% ../nbs/05_book.ipynb #b29a8f8b
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST = re.compile(r"^(\s*)((?:[-*+]|\d+[.)])\s+)?")
 
@@ -111,7 +111,7 @@ def _dollar_pairs(text):
         i += 1
     return list(zip(marks[::2], marks[1::2]))
 
-# %% ../nbs/05_book.ipynb #b90d9d82
+# %% ../nbs/05_book.ipynb #1774abf5
 def _isolate(text):
     "Make every $$...$$ in `text` (no code fences inside) a paragraph of its own, keeping list indentation."
     for start, end in reversed(_dollar_pairs(text)):
@@ -144,7 +144,7 @@ def _isolate(text):
         text = head + block + tail + rest
     return text
 
-# %% ../nbs/05_book.ipynb #48300702
+# %% ../nbs/05_book.ipynb #8fada1e4
 def normalise_markdown(md: str) -> str:
     "Every `$$ ... $$` display block becomes a paragraph of its own; code fences and inline code are left alone."
     out, chunk, fence = [], [], None
@@ -167,7 +167,7 @@ def normalise_markdown(md: str) -> str:
     text = "\n".join(out)
     return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", text)
 
-# %% ../nbs/05_book.ipynb #da98def3
+# %% ../nbs/05_book.ipynb #54d2b9e4
 _SECTIONS = ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Notes", "Examples", "See Also", "References",
              "Warns", "Other Parameters")
 
@@ -202,7 +202,7 @@ def _items(lines):
             items[-1][1].append(ln.strip())
     return [(h, " ".join(d)) for h, d in items]
 
-# %% ../nbs/05_book.ipynb #e4412546
+# %% ../nbs/05_book.ipynb #fe2b2308
 def _head(h):
     name, _, typ = h.partition(":")
     name, typ = name.strip(), typ.strip()
@@ -236,7 +236,7 @@ def _signature(node, drop_self=False):
         sig += f" -> {ast.unparse(node.returns)}"
     return sig
 
-# %% ../nbs/05_book.ipynb #2969df80
+# %% ../nbs/05_book.ipynb #9ce8ade9
 def api_entries(source, module=""):
     "Markdown API entries for the public functions and classes that `source` defines at top level."
     try:
@@ -273,7 +273,7 @@ def api_entries(source, module=""):
                                    f"`{node.name}{sig}`\n\n{body}{meth}\n:::"))
     return entries
 
-# %% ../nbs/05_book.ipynb #f31c7fe1
+# %% ../nbs/05_book.ipynb #e25a321d
 _DIRECTIVE = re.compile(r"^\s*#\|\s*(.*)$")
 
 
@@ -310,7 +310,7 @@ def _tag(cell, tag):
     if tag not in tags:
         tags.append(tag)
 
-# %% ../nbs/05_book.ipynb #758768b7
+# %% ../nbs/05_book.ipynb #db529902
 def process_cell(c: dict, module: str = "") -> list[dict]:
     """The cells a reader sees for one source cell (none, the cell itself, or the cell and its API entries).
 
@@ -356,7 +356,7 @@ def process_cell(c: dict, module: str = "") -> list[dict]:
             out.append({"cell_type": "markdown", "metadata": {}, "source": "\n\n".join(e for _, e in ents)})
     return out
 
-# %% ../nbs/05_book.ipynb #6f264f67
+# %% ../nbs/05_book.ipynb #0756edd1
 def process_notebook(src, dst, extra_cells=()) -> Path:
     """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised.
 
@@ -423,7 +423,7 @@ table.dplit-fail td { color: #a00; }
 div.cell_output pre { white-space: pre-wrap; word-break: break-word; }
 """
 
-# %% ../nbs/05_book.ipynb #19735c00
+# %% ../nbs/05_book.ipynb #b102da67
 _CONF = """
 project = {title!r}
 author = "dplit developers"
@@ -463,7 +463,7 @@ def _toc_cell(book: dict) -> dict:
 def _front(book: dict) -> str:
     return book["parts"][0][1][0]
 
-# %% ../nbs/05_book.ipynb #9f220892
+# %% ../nbs/05_book.ipynb #088c5406
 def build_book(config=None, out=None, execute: bool = False, quiet: bool = True) -> Path:
     """Render the book listed in `_quarto.yml` to HTML.
 
@@ -516,7 +516,7 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
         shutil.copytree(html, out)
     return out / "index.html"
 
-# %% ../nbs/05_book.ipynb #4e771f40
+# %% ../nbs/05_book.ipynb #8b0a7a89
 def chapter_pages(config=None, out=None) -> list[Path]:
     """The HTML page of every chapter of `_quarto.yml`, in book order (the front page is `index.html`).
 

@@ -23,7 +23,7 @@ __all__ = ['plain', 'html_table', 'VerifyRecord', 'Check', 'register_check', 'Be
            'chapter_modules', 'discover', 'registered_checks', 'registered_benchmarks', 'select', 'run_checks',
            'write_report', 'format_table']
 
-# %% ../nbs/01_verify.ipynb #d5594974
+# %% ../nbs/01_verify.ipynb #f810dc9d
 _NP_SCALAR = re.compile(r"np\.(?:u?int|float|complex|bool|str)_?\d*\((.*?)\)")
 
 
@@ -59,7 +59,7 @@ def html_table(header, rows, caption: str = "") -> str:
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     return f'<table class="dplit-record">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
-# %% ../nbs/01_verify.ipynb #8fdedebd
+# %% ../nbs/01_verify.ipynb #9dc97772
 @dataclass
 class VerifyRecord:
     """The outcome of one numerical proof.
@@ -117,7 +117,7 @@ class VerifyRecord:
     def _repr_pretty_(self, p, cycle):  # IPython in a terminal shows the aligned text
         p.text(str(self))
 
-# %% ../nbs/01_verify.ipynb #b2d60235
+# %% ../nbs/01_verify.ipynb #c91bb756
 @dataclass
 class Check:
     name: str
@@ -129,7 +129,7 @@ class Check:
 
 _CHECKS: dict[str, Check] = {}
 
-# %% ../nbs/01_verify.ipynb #e669937a
+# %% ../nbs/01_verify.ipynb #f19e9864
 def register_check(name: str, claim: str, source: str = ""):
     """Register a numerical proof of `claim` under `name`.
 
@@ -168,7 +168,7 @@ def register_check(name: str, claim: str, source: str = ""):
         return wrapper
     return deco
 
-# %% ../nbs/01_verify.ipynb #78476f82
+# %% ../nbs/01_verify.ipynb #20357a20
 @dataclass
 class BenchRecord:
     """The outcome of one benchmark.
@@ -205,7 +205,7 @@ class BenchRecord:
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
 
-# %% ../nbs/01_verify.ipynb #4cd0fdf2
+# %% ../nbs/01_verify.ipynb #54d1026d
 def _table_html(text: str) -> str:
     "A Markdown pipe table as an HTML table; any other text as preformatted text."
     rows = [l.strip() for l in text.strip().splitlines()]
@@ -246,7 +246,7 @@ def register_benchmark(name: str, description: str):
         return wrapper
     return deco
 
-# %% ../nbs/01_verify.ipynb #be49fd51
+# %% ../nbs/01_verify.ipynb #aee6d9ea
 _SKIP = {"dplit.cli", "dplit.book", "dplit._modidx"}
 
 
@@ -281,7 +281,7 @@ def select(registry: dict, names=None, kind: str = "check") -> list:
         raise ValueError(f"unknown {kind} {', '.join(map(repr, unknown))}; known: {', '.join(registry)}")
     return [registry[n] for n in names]
 
-# %% ../nbs/01_verify.ipynb #fb161390
+# %% ../nbs/01_verify.ipynb #8a57faf1
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True, out_dir=None) -> list[VerifyRecord]:
     "Run registered checks; exceptions become failed records. Writes figures and a report to `out_dir` if given."
     from tqdm.auto import tqdm
@@ -316,7 +316,7 @@ def write_report(records, out_dir) -> Path:
     (out / "report.md").write_text(format_table(records, markdown=True))
     return out
 
-# %% ../nbs/01_verify.ipynb #3ce942dc
+# %% ../nbs/01_verify.ipynb #797c44ca
 def format_table(records, markdown: bool = False, width: int = 70) -> str:
     "A plain-text (or Markdown) table of records, with a closing count line 'N passed, M failed'."
     rows = [("verdict", "result", "measured", "tolerance", "s")]
