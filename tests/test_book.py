@@ -1,20 +1,269 @@
-"""The rendered book, checked in headless Chromium: one page per chapter of _quarto.yml, mathematics typeset by the
-locally served MathJax with no raw TeX left, every figure present, every internal link resolving."""
+"""The rendered book as a reader sees it.
+
+One `dplit book` build, then every page opened in ONE headless Chromium session (driven over the DevTools protocol
+through a pipe, no extra package), after MathJax has finished. In the text a reader sees outside mathematics and code,
+the test counts TeX control words (``\\varepsilon``, ``\\binom``, ...), ``$`` signs (a ``$`` left in prose is math that
+was not recognised), and markdown pipe-table syntax (``|---|``, also in cell outputs); it measures that every display
+equation is centred in its block, that every figure loaded, and that MathJax is served from the book itself.
+
+The counts are per page, so a failure names the pages. Run ``python tests/test_book.py`` to print the table of counts
+for the current checkout without pytest (``--shots DIR`` also saves a screenshot of every page).
+"""
+import base64
 import json
+import os
 import re
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
+import sys
+import tempfile
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
-bs4 = pytest.importorskip("bs4")
+pytest.importorskip("sphinx")
 from dplit.book import build_book, chapter_pages, find_root, read_book  # noqa: E402
 
+# one build and one Chromium for the whole module, also under pytest-xdist (tests/run.sh uses --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("book")
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-extensions", "--mute-audio", "--hide-scrollbars"]
+
+# What a reader sees, measured in the page after MathJax. Runs in the browser; returns a JSON-able dict.
+MEASURE_JS = r"""
+(async () => {
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const t0 = Date.now();
+  while (document.querySelector('script[src*="MathJax"], script[src*="mathjax"]') && !window.MathJax
+         && Date.now() - t0 < 20000) await sleep(50);
+  if (window.MathJax) {
+    if (MathJax.Hub && MathJax.Hub.Register) {
+      await new Promise(r => MathJax.Hub.Register.StartupHook("End", r));
+      await new Promise(r => MathJax.Hub.Queue(r));
+    } else {
+      while (!(MathJax.startup && MathJax.startup.promise) && Date.now() - t0 < 20000) await sleep(50);
+      if (MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+    }
+  }
+  await sleep(100);
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  const MATH = '.math, .MathJax, .MathJax_Display, .MathJax_CHTML, .MathJax_Preview, .MJX_Assistive_MathML, '
+             + 'mjx-container, .MathJax_SVG, script';
+  const CODE = 'code, pre, .highlight, .cell_input, kbd, samp, style';
+  const visible = el => {
+    for (let e = el; e && e !== document.body; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden') return false;
+    }
+    return el.getClientRects().length > 0;
+  };
+  const textOf = (root, skip) => {
+    const parts = [];
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) {
+      const p = n.parentElement;
+      if (!p || p.closest(skip) || !visible(p)) continue;
+      parts.push(n.nodeValue);
+    }
+    return parts.join(' ');
+  };
+  const prose = textOf(article, MATH + ', ' + CODE);
+  const outputs = [...article.querySelectorAll('.cell_output, .output')]
+      .filter(visible).map(o => o.innerText).join('\n');
+  const tex = prose.match(/\\[A-Za-z]+/g) || [];
+  // a $ a reader should see (US$, $100, $DPLIT_DATA_DIR) is not math; any other $ is math MyST did not recognise
+  const legit = /[A-Za-z]\$|\$(?=\d)|\$(?=[A-Z][A-Z0-9_]+\b)/g;
+  const dollars = (prose.match(/\$/g) || []).length - (prose.match(legit) || []).length;
+  const pipeRe = /\|(?:\s*:?[-\u2013\u2014]+:?\s*\|)+/g;  // a |---|---| row (|—|—| after smart dashes)
+  const proseOnly = textOf(article, MATH + ', ' + CODE + ', .cell_output, .output');  // outputs counted once
+  const pipes = (proseOnly.match(pipeRe) || []).length + (outputs.match(pipeRe) || []).length;
+  const errors = article.querySelectorAll('.MathJax_Error, .mjx-merror, mjx-merror, merror').length;
+  // display equations: the typeset box must sit in the middle of its block
+  const displays = [...article.querySelectorAll('.MathJax_Display, .MJXc-display, mjx-container[display="true"]')]
+      .filter(visible);
+  const offCentre = [];
+  for (const d of displays) {
+    const box = d.querySelector('.mjx-math, mjx-math') || d.firstElementChild || d;
+    const block = d.parentElement.closest('div.math, p, li, div') || d.parentElement;
+    const b = box.getBoundingClientRect(), c = block.getBoundingClientRect();
+    if (b.width >= c.width - 4) continue;  // fills its block: nothing to centre
+    const left = b.left - c.left, right = c.right - b.right;
+    if (Math.abs(left - right) > Math.max(12, 0.05 * c.width))
+      offCentre.push({left: Math.round(left), right: Math.round(right), tex: (d.innerText || '').slice(0, 60)});
+  }
+  const imgs = [...article.querySelectorAll('img')];
+  const ctx = (s, i) => s.slice(Math.max(0, i - 60), i + 60).replace(/\s+/g, ' ');
+  const texAt = prose.search(/\\[A-Za-z]+/), dolAt = prose.search(/(?<![A-Za-z])\$(?![\dA-Z])/);
+  return {
+    title: document.title,
+    tex_words: tex.length, tex_sample: [...new Set(tex)].slice(0, 8),
+    tex_context: texAt >= 0 ? ctx(prose, texAt) : '',
+    dollars: dollars, dollar_context: dolAt >= 0 ? ctx(prose, dolAt) : '',
+    pipe_tables: pipes, math_errors: errors,
+    typeset: article.querySelectorAll('.MathJax_CHTML, .MathJax, mjx-container').length,
+    displays: displays.length, off_centre: offCentre.length, off_centre_sample: offCentre.slice(0, 3),
+    images: imgs.length, images_broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
+    html_tables: article.querySelectorAll('table').length,
+    mathjax: [...document.querySelectorAll('script[src]')].map(s => s.getAttribute('src'))
+               .filter(s => /mathjax/i.test(s)),
+  };
+})()
+"""
+
+
+class Chromium:
+    """A headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``)."""
+
+    def __init__(self, width=1280, height=900):
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if exe is None:
+            raise FileNotFoundError("chromium is not installed (tests/run.sh installs Debian's chromium)")
+        self.profile = tempfile.mkdtemp(prefix="dplit-chromium-")
+        to_child_r, self._w = os.pipe()
+        self._r, from_child_w = os.pipe()
+
+        def fds():
+            os.dup2(to_child_r, 3)
+            os.dup2(from_child_w, 4)
+
+        self.proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
+                                      "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, preexec_fn=fds, pass_fds=(3, 4))
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._buf, self._id, self._events = b"", 0, []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable", session=True)
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+
+    def _read(self, timeout):
+        end = time.time() + timeout
+        while b"\0" not in self._buf:
+            if time.time() > end:
+                raise TimeoutError("chromium did not answer")
+            chunk = os.read(self._r, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the pipe")
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, session=False, timeout=120, **params):
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = self.session
+        os.write(self._w, json.dumps(msg).encode() + b"\0")
+        while True:
+            m = self._read(timeout)
+            if m.get("id") == self._id:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                return m.get("result", {})
+            self._events.append(m)
+
+    def open(self, url, timeout=60):
+        self._events.clear()
+        self.call("Page.navigate", session=True, url=url)
+        end = time.time() + timeout
+        while not any(e.get("method") == "Page.loadEventFired" for e in self._events):
+            if time.time() > end:
+                raise TimeoutError(f"{url} did not load")
+            self._events.append(self._read(timeout))
+
+    def evaluate(self, expression, timeout=90):
+        r = self.call("Runtime.evaluate", session=True, timeout=timeout, expression=expression, awaitPromise=True,
+                      returnByValue=True)
+        if "exceptionDetails" in r:
+            raise RuntimeError(f"page script failed: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    def screenshot(self, path, full_page=False):
+        params = {"format": "png"}
+        if full_page:
+            h = self.evaluate("document.documentElement.scrollHeight")
+            params["clip"] = {"x": 0, "y": 0, "width": 1280, "height": min(int(h), 8000), "scale": 1}
+            params["captureBeyondViewport"] = True
+        Path(path).write_bytes(base64.b64decode(self.call("Page.captureScreenshot", session=True, **params)["data"]))
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self._w)
+        os.close(self._r)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def book_pages(out: Path) -> list[Path]:
+    "Every HTML page a reader reaches: the chapters of _quarto.yml, in order (the front page first)."
+    return chapter_pages(out=out)
+
+
+def measure_book(out: Path, shots=None) -> dict:
+    "Open every page of the built book in one Chromium; returns {page (relative): measurements}."
+    out = Path(out)
+    res, browser = {}, Chromium()
+    try:
+        for page in book_pages(out):
+            browser.open(page.as_uri())
+            res[page.relative_to(out).as_posix()] = m = browser.evaluate(MEASURE_JS)
+            if shots:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                browser.screenshot(Path(shots) / (page.relative_to(out).as_posix().replace("/", "_") + ".png"))
+            m["static_mathjax_local"] = all(not urlparse(s).scheme and (page.parent / s.split("?")[0]).is_file()
+                                            for s in m["mathjax"]) and bool(m["mathjax"])
+    finally:
+        browser.close()
+    return res
+
+
+COLUMNS = ("tex_words", "dollars", "pipe_tables", "off_centre", "math_errors", "images_broken")
+
+
+def report(measures: dict) -> str:
+    "A table of the counts per page and a closing line of totals."
+    w = max(len(p) for p in measures)
+    lines = [f"{'page':{w}s} " + " ".join(f"{c:>13s}" for c in COLUMNS)]
+    for p, m in measures.items():
+        lines.append(f"{p:{w}s} " + " ".join(f"{m[c]:13d}" for c in COLUMNS))
+    tot = {c: sum(m[c] for m in measures.values()) for c in COLUMNS}
+    pages = {c: sum(m[c] > 0 for m in measures.values()) for c in COLUMNS}
+    lines.append(f"{'total':{w}s} " + " ".join(f"{tot[c]:13d}" for c in COLUMNS))
+    lines.append(f"{'pages hit':{w}s} " + " ".join(f"{pages[c]:13d}" for c in COLUMNS))
+    return "\n".join(lines)
+
+
+def _chapters():
+    book = read_book()
+    return [(c, book["root"] / c) for _, cs in book["parts"] for c in cs]
+
+
+def _png_outputs(nb_path: Path) -> int:
+    if nb_path.suffix != ".ipynb":
+        return 0
+    nb = json.loads(nb_path.read_text())
+    return sum("image/png" in o.get("data", {}) for c in nb["cells"] if c["cell_type"] == "code"
+               for o in c.get("outputs", []))
+
+
+def _has_math(nb_path: Path) -> bool:
+    text = nb_path.read_text()
+    if nb_path.suffix == ".ipynb":
+        text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "markdown")
+    strip = lambda t: re.sub(r"`[^`]*`", "", re.sub(r"```.*?```", "", t, flags=re.S))
+    return "$" in strip(text)
 
 
 @pytest.fixture(scope="module")
@@ -24,100 +273,95 @@ def book(tmp_path_factory):
     return out
 
 
-def _chromium():
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.fail("chromium is not installed (tests/run.sh installs Debian's chromium)")
-    return exe
+@pytest.fixture(scope="module")
+def seen(book):
+    measures = measure_book(book, shots=os.environ.get("DPLIT_BOOK_SHOTS"))
+    print("\n" + report(measures))
+    return measures
 
 
-def _rendered_dom(page: Path, profile: Path) -> str:
-    cmd = [_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=30000", "--dump-dom", page.as_uri()]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
-
-
-def _chapters():
-    book = read_book()
-    return [(c, book["root"] / c) for _, cs in book["parts"] for c in cs]
-
-
-def _png_outputs(nb_path: Path) -> int:
-    nb = json.loads(nb_path.read_text())
-    return sum("image/png" in o.get("data", {}) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
-
-
-def _has_math(nb_path: Path) -> bool:
-    nb = json.loads(nb_path.read_text())
-    # math outside code spans and fenced blocks
-    strip = lambda t: re.sub(r"`[^`]*`", "", re.sub(r"```.*?```", "", t, flags=re.S))
-    return any("$" in strip("".join(c["source"])) for c in nb["cells"] if c["cell_type"] == "markdown")
+def _failing(seen, key, detail=None):
+    bad = {p: m for p, m in seen.items() if m[key] > 0}
+    return "\n".join(f"{p}: {m[key]} {key}" + (f" e.g. {m[detail]!r}" if detail else "") for p, m in bad.items())
 
 
 def test_one_page_per_chapter(book):
-    pages = chapter_pages(out=book)
+    pages = book_pages(book)
     assert len(pages) == len(_chapters()) == len(set(pages))
     missing = [p for p in pages if not p.is_file()]
     assert not missing, missing
+    assert pages[0] == book / "index.html", "the front page is the book's first page"
     index = (book / "index.html").read_text()
-    for p in pages:  # every chapter is reachable from the front page's navigation
+    for p in pages[1:]:  # every chapter is reachable from the front page's navigation
         assert p.relative_to(book).as_posix() in index, p
 
 
-def test_math_figures_and_local_mathjax_in_chromium(book, tmp_path):
-    pages = chapter_pages(out=book)
-    with ThreadPoolExecutor(2) as ex:
-        doms = list(ex.map(lambda ip: _rendered_dom(ip[1], tmp_path / f"prof{ip[0]}"), enumerate(pages)))
+def test_no_raw_tex_in_prose(seen):
+    assert not _failing(seen, "tex_words"), "TeX control words in visible text:\n" + _failing(seen, "tex_words", "tex_context")
+
+
+def test_no_stray_dollar_in_prose(seen):
+    assert not _failing(seen, "dollars"), "unpaired $ in visible text:\n" + _failing(seen, "dollars", "dollar_context")
+
+
+def test_no_pipe_table_text(seen):
+    assert not _failing(seen, "pipe_tables"), "markdown pipe-table syntax shown as text:\n" + _failing(seen, "pipe_tables")
+
+
+def test_display_math_centred(seen):
+    assert not _failing(seen, "off_centre"), "display equations not centred:\n" + _failing(seen, "off_centre", "off_centre_sample")
+    assert sum(m["displays"] for m in seen.values()) > 0, "no display equation found anywhere: the measure is broken"
+
+
+def test_math_typeset_locally_and_figures_load(seen):
     problems = []
-    for (chapter, nb_path), page, dom in zip(_chapters(), pages, doms):
-        static = bs4.BeautifulSoup(page.read_text(), "html.parser")
-        mj = [s.get("src") for s in static.find_all("script") if s.get("src") and "MathJax.js" in s.get("src")]
-        if (mj or _has_math(nb_path)) and (not mj or urlparse(mj[0]).scheme or not (page.parent / mj[0].split("?")[0]).is_file()):
-            problems.append(f"{chapter}: MathJax not served locally ({mj})")
-        soup = bs4.BeautifulSoup(dom, "html.parser")
-        if not soup.find("body"):
-            problems.append(f"{chapter}: chromium returned no DOM"); continue
-        typeset = soup.select(".MathJax_CHTML, .mjx-chtml, mjx-container")
-        for t in soup(["script", "style", "code", "pre"]):  # TeX shown as code is not raw math
-            t.decompose()
-        text = soup.get_text(" ")
-        if _has_math(nb_path) and not typeset:
-            problems.append(f"{chapter}: no typeset math")
-        for pat in (r"\$\$", r"\\\(", r"\\\[", r"\\begin\{", "Math Processing Error"):
-            if re.search(pat, text):
-                i = re.search(pat, text).start()
-                problems.append(f"{chapter}: raw {pat!r} left near {text[max(0, i - 80):i + 80]!r}")
+    for (chapter, nb_path), (page, m) in zip(_chapters(), seen.items()):
+        if _has_math(nb_path) and not m["typeset"]:
+            problems.append(f"{page}: no typeset math")
+        if (m["mathjax"] or _has_math(nb_path)) and not m["static_mathjax_local"]:
+            problems.append(f"{page}: MathJax not served from the book ({m['mathjax']})")
+        if m["math_errors"]:
+            problems.append(f"{page}: {m['math_errors']} MathJax errors")
         n_png = _png_outputs(nb_path)
-        imgs = [i.get("src", "") for i in soup.find_all("img")]
-        ok_imgs = [s for s in imgs if not urlparse(s).scheme and (page.parent / unquote(s)).is_file()
-                   and (page.parent / unquote(s)).stat().st_size > 0]
-        if len(ok_imgs) < n_png:
-            problems.append(f"{chapter}: {n_png} figures in the notebook, {len(ok_imgs)} present in the page")
+        if m["images_broken"] or m["images"] - m["images_broken"] < n_png:
+            problems.append(f"{page}: {n_png} figures in the notebook, {m['images'] - m['images_broken']} shown")
     assert not problems, "\n".join(problems)
 
 
+def test_records_render_as_html_tables(seen):
+    "A chapter that shows verification records shows them as tables (the records have an HTML repr)."
+    assert seen["nbs/02_mechanisms.html"]["html_tables"] > 0
+
+
+_ID = re.compile(r"""\bid=["']([^"']+)["']""")
+_HREF = re.compile(r"""<a\s[^>]*?href=["']([^"']+)["']""")
+
+
 def test_internal_links_resolve(book):
+    "Every link between pages of the book, anchors included, reaches something (Sphinx's HTML, read with regexes)."
+    from html import unescape
     ids_cache = {}
 
     def ids(path: Path):
         if path not in ids_cache:
-            soup = bs4.BeautifulSoup(path.read_text(), "html.parser")
-            ids_cache[path] = {t.get("id") for t in soup.find_all(id=True)}
+            ids_cache[path] = set(map(unescape, _ID.findall(path.read_text())))
         return ids_cache[path]
 
     broken = []
     for page in sorted(book.rglob("*.html")):
-        soup = bs4.BeautifulSoup(page.read_text(), "html.parser")
-        for a in soup.find_all("a", href=True):
-            u = urlparse(a["href"])
-            if u.scheme or a["href"].startswith("//") or a["href"].startswith("mailto:"):
+        if "_static" in page.parts:
+            continue
+        for href in map(unescape, _HREF.findall(page.read_text())):
+            u = urlparse(href)
+            if u.scheme or href.startswith("//") or href.startswith("mailto:"):
                 continue
             target = page if not u.path else (page.parent / unquote(u.path)).resolve()
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                broken.append(f"{page.relative_to(book)} -> {a['href']}")
+                broken.append(f"{page.relative_to(book)} -> {href}")
             elif u.fragment and target.suffix == ".html" and unquote(u.fragment) not in ids(target):
-                broken.append(f"{page.relative_to(book)} -> {a['href']} (no such anchor)")
+                broken.append(f"{page.relative_to(book)} -> {href} (no such anchor)")
     assert not broken, "\n".join(broken[:40])
 
 
@@ -125,4 +369,29 @@ def test_book_is_defined_by_quarto_yml_only():
     root = find_root()
     listed = {c for _, cs in read_book()["parts"] for c in cs}
     chapters_on_disk = {f"nbs/{p.name}" for p in (root / "nbs").glob("*.ipynb")}
-    assert chapters_on_disk == listed, f"notebooks not in _quarto.yml: {chapters_on_disk - listed}; listed but missing: {listed - chapters_on_disk}"
+    assert chapters_on_disk <= listed, f"notebooks not in _quarto.yml: {chapters_on_disk - listed}"
+
+
+def test_renderer_writes_only_into_its_output_folder(book):
+    root = find_root()
+    assert not (root / "jupyter_execute").exists() or not any((root / "jupyter_execute").iterdir()) \
+        or "jupyter_execute" not in subprocess.run(["git", "ls-files", "jupyter_execute"], cwd=root,
+                                                   capture_output=True, text=True).stdout
+    assert not (book.parent / "jupyter_execute").exists(), "the renderer wrote jupyter_execute/ beside its output"
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="build the book and print what a reader sees, per page")
+    ap.add_argument("--out", default=None, help="an already built book (default: build one in a temporary folder)")
+    ap.add_argument("--shots", default=None, help="save a screenshot of every page into this folder")
+    a = ap.parse_args()
+    out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="dplit-book-"))
+    if not a.out:
+        t0 = time.perf_counter()
+        build_book(out=out)
+        print(f"built {out} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    t0 = time.perf_counter()
+    ms = measure_book(out, shots=a.shots)
+    print(report(ms))
+    print(f"(measured {len(ms)} pages in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)

@@ -52,3 +52,15 @@ def test_book_outside_a_checkout_says_so(tmp_path):
 def test_bad_subcommand_exits_nonzero():
     r = run("frobnicate")
     assert r.returncode != 0
+
+
+def test_discovery_survives_a_stale_namespace_folder(tmp_path):
+    """An empty `dplit/` folder earlier on sys.path (what `pip install .` then `pip install -e .` leaves in
+    site-packages: numba's __pycache__) makes `dplit` a namespace package; discovery must still find every check."""
+    (tmp_path / "dplit" / "__pycache__").mkdir(parents=True)
+    code = ("import dplit, sys; from dplit.cli import main; "
+            "print('namespace' if getattr(dplit, '__file__', None) is None else 'regular'); sys.exit(main(['list']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                       env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert "analytic_gaussian" in r.stdout and "audit_harness_selftest" in r.stdout, r.stdout
