@@ -401,8 +401,8 @@ def bas_release(Xc, y, sigma_gram, sigma_lmin, sigma_round, n_rounds: int = 100,
     theta = _boost_batch(Xc, y, Ainv, sigma_round, n_rounds, eta, clip_r, g, observer)
     return BASRun(theta, gram, lam_tilde, lam, min_eig)
 
-# %% ../nbs/14_boosted_adassp.ipynb #55df2656
-@numba.njit(cache=True)
+# %% ../nbs/14_boosted_adassp.ipynb #35c5af31
+@numba.njit(cache=True, fastmath=True)       # inputs are validated finite, so fastmath is safe
 def _clipped_gradient(Xc, y, theta, clip_r):
     "X^T clip(y - X theta, -clip_r, clip_r) in one pass over the rows."
     n, d = Xc.shape
@@ -478,9 +478,15 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     ndarray (n, p + fit_intercept)
     """
     X = np.asarray(X, dtype=float)
-    if fit_intercept:
-        X = np.column_stack([X, np.ones(X.shape[0])])
-    return clip_rows(X, clip_x)
+    if not fit_intercept:
+        return clip_rows(X, clip_x)
+    n, p = X.shape                             # one allocation: scale the features, the intercept entry is the scale
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
+    scale = np.minimum(1.0, check_positive(clip_x, "clip_x") / norms)
+    out = np.empty((n, p + 1))
+    np.multiply(X, scale[:, None], out=out[:, :p])
+    out[:, p] = scale
+    return out
 
 # %% ../nbs/14_boosted_adassp.ipynb #5fb335d5
 def boosted_adassp(X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: bool = True, ridge: str = "adassp",
@@ -590,6 +596,7 @@ class BoostedAdaSSPRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
+        tags.regressor_tags.poor_score = True     # private fits on tiny check datasets are not expected to score well
         return tags
 
 # %% ../nbs/14_boosted_adassp.ipynb #7a5e6770
@@ -770,7 +777,8 @@ def ridge_designs(n: int = 10_000, p: int = 19, rng=None) -> dict:
     col = Z.copy()
     col[:, 1] = col[:, 0] + 1e-3 * g.normal(size=n)
     return {"isotropic N(0,1)": Z, "large scale N(0,100^2)": 100 * Z, "collinear pair": col,
-            "small scale N(0,0.05^2)": 0.05 * Z}
+            "small scale N(0,0.05^2)": 0.05 * Z, "small scale N(0,0.02^2)": 0.02 * Z,
+            "few rows (n = 200) N(0,1)": Z[:200]}
 
 
 def indefinite_rates(X, mu: float = 0.29, runs: int = 2000, rules=RIDGE_RULES, rho: float = 0.05,
@@ -830,16 +838,19 @@ def verify_ridge(full: bool = False, rng=None) -> dict:
     runs = 4000 if full else 1000
     dz = ridge_designs(rng=rng)
     worst_ours, seed_lo, tang = 0.0, 1.0, []
-    for name in ("large scale N(0,100^2)", "collinear pair", "isotropic N(0,1)"):
+    hard = ("large scale N(0,100^2)", "collinear pair", "small scale N(0,0.02^2)")
+    for name in hard + ("isotropic N(0,1)",):
         r = indefinite_rates(dz[name], 0.29, runs, rng=rng)
         worst_ours = max(worst_ours, cp_upper(r["adassp"][0], runs, 0.05))
-        if name != "isotropic N(0,1)":
+        if name in hard:
             seed_lo = min(seed_lo, cp_lower(r["seed"][0], runs, 0.05))
-        tang.append(f"{name}: {r['tang'][0] / runs:.0%}")
-    ok = worst_ours <= 0.1 and seed_lo > 0.05
-    return dict(measured=f"adassp: 95% upper bound {worst_ours:.2%} (max over 3 designs); seed rule: 95% lower "
-                         f"bound {seed_lo:.1%} (min over the 2 hard designs); tang: {'; '.join(tang)}",
-                tolerance="adassp <= 2 rho = 10%; seed > 5%", passed=ok)
+        tang.append(r["tang"][0])
+    tang_lo = cp_lower(tang[2], runs, 0.05)
+    ok = worst_ours <= 0.1 and seed_lo > 0.05 and tang_lo > 0
+    return dict(measured=f"adassp: 95% upper bound {worst_ours:.2%} (max over 4 designs); seed rule: 95% lower "
+                         f"bound {seed_lo:.1%} (min over 3 hard designs); tang: {tang[2]}/{runs} indefinite on the "
+                         f"small-spectrum design (95% lower bound {tang_lo:.2%})",
+                tolerance="adassp <= 2 rho = 10%; seed > 5%; tang > 0", passed=ok)
 
 # %% ../nbs/14_boosted_adassp.ipynb #40dabd74
 def audit_designs(p: int = 1, M: float = 10.0) -> tuple:
@@ -932,6 +943,12 @@ def benchmark_bas(n: int = 100_000, p: int = 19, T: int = 100, reps: int = 3, se
     y = X[:, :3] @ np.array([0.3, -0.2, 0.1]) + 0.1 * g.normal(size=n)
     b = bas_budget(math.log(3), 1e-5, T)
     boosted_adassp(X[:50], y[:50], 1.0, 1e-5, n_rounds=2, rng=0)          # compile the kernel first
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):                                             # one core each (the kernel is serial)
+        return _bench_loop(X, y, b, p, T, reps, seed)
+
+
+def _bench_loop(X, y, b, p, T, reps, seed):
     t_ours = t_np = t_floor = np.inf
     for r in range(reps):
         t0 = time.perf_counter(); ours = boosted_adassp(X, y, math.log(3), 1e-5, T, rng=seed + r)
@@ -947,7 +964,7 @@ def benchmark_bas(n: int = 100_000, p: int = 19, T: int = 100, reps: int = 3, se
         theta = np.append(ours.coef, ours.intercept)
         if not np.abs(theta - base).max() <= 1e-8 * np.abs(base).max():
             raise AssertionError("dplit and the numpy baseline disagree")
-    return {"n": n, "d": p + 1, "T": T, "dplit_s": t_ours, "numpy_s": t_np, "floor_s": t_floor,
+    return {"n": X.shape[0], "d": p + 1, "T": T, "dplit_s": t_ours, "numpy_s": t_np, "floor_s": t_floor,
             "speedup": t_np / t_ours, "over_floor": t_ours / t_floor}
 
 
