@@ -15,8 +15,16 @@ from scipy import special, stats
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int, check_X_y,
-                        compose)
+from dplit.core import (
+    PrivacySpend,
+    as_rng,
+    check_array,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_X_y,
+    compose,
+)
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -32,7 +40,7 @@ __all__ = ['ETA_PAPER', 'check_models', 'ModelProfile', 'model_profile', 'tukey_
            'TukeyRegressor', 'models_needed', 'models_needed_table', 'verify_fewer_models', 'verify_n_tilde',
            'tukey_step', 'tukey_step_loops', 'bench_tukey']
 
-# %% ../nbs/13_tukey.ipynb #10f0c4ea
+# %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
     """Validate a set of models: a finite 2-D float array with one model (a point of R^d) per row.
 
@@ -51,13 +59,16 @@ def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarra
     """
     return check_array(models, name, ndim=2, min_rows=min_models)
 
-
+# %% ../nbs/13_tukey.ipynb #2d8d0045
 @dataclass(frozen=True)
 class ModelProfile:
-    "Per-coordinate order statistics of m models and everything the depth regions need, in log space."
-    sorted: np.ndarray      # (m, d): column j is the sorted j-th coordinates
-    log_len: np.ndarray     # (Q + 2, d): log L_j(q) for q = 0..Q+1 (row 0 = +inf, row Q+1 = -inf)
-    log_vol: np.ndarray     # (Q + 2,): log V_q, V_0 = +inf, V_{Q+1} = 0
+    """Per-coordinate order statistics of m models and everything the depth regions need, in
+    log space.
+    """
+
+    sorted: np.ndarray  # (m, d): column j is the sorted j-th coordinates
+    log_len: np.ndarray  # (Q + 2, d): log L_j(q) for q = 0..Q+1 (row 0 = +inf, row Q+1 = -inf)
+    log_vol: np.ndarray  # (Q + 2,): log V_q, V_0 = +inf, V_{Q+1} = 0
 
     @property
     def m(self) -> int:
@@ -90,7 +101,7 @@ def model_profile(models) -> ModelProfile:
     m, d = s.shape
     Q = (m + 1) // 2
     q = np.arange(1, Q + 1)
-    length = s[m - q, :] - s[q - 1, :]                      # (Q, d), >= 0 and non-increasing in q
+    length = s[m - q, :] - s[q - 1, :]  # (Q, d), >= 0 and non-increasing in q
     with np.errstate(divide="ignore"):
         ll = np.log(length)
     log_len = np.vstack([np.full((1, d), np.inf), ll, np.full((1, d), -np.inf)])
@@ -99,7 +110,8 @@ def model_profile(models) -> ModelProfile:
 
 # %% ../nbs/13_tukey.ipynb #6acacb5f
 def tukey_depth(points, models=None, profile: ModelProfile | None = None) -> np.ndarray:
-    """Approximate Tukey depth (Dick, Gillenwater & Joseph 2023, Def 9.1): for each point y, the smallest number of
+    """Approximate Tukey depth (Dick, Gillenwater & Joseph 2023, Def 9.1): for each point y, the
+    smallest number of
     models in a closed axis-aligned halfspace whose boundary passes through y.
 
     Parameters
@@ -126,14 +138,16 @@ def tukey_depth(points, models=None, profile: ModelProfile | None = None) -> np.
     depth = np.full(y.shape[0], prof.m, dtype=np.int64)
     for j in range(prof.d):
         col = prof.sorted[:, j]
-        ge = prof.m - np.searchsorted(col, y[:, j], "left")    # #{i: beta_ij >= y_j}
-        le = np.searchsorted(col, y[:, j], "right")            # #{i: beta_ij <= y_j}
+        ge = prof.m - np.searchsorted(col, y[:, j], "left")  # #{i: beta_ij >= y_j}
+        le = np.searchsorted(col, y[:, j], "right")  # #{i: beta_ij <= y_j}
         depth = np.minimum(depth, np.minimum(ge, le))
     return depth[0] if one else depth
 
 # %% ../nbs/13_tukey.ipynb #e5fa04b1
 def log1mexp(x) -> np.ndarray:
-    "log(1 - exp(x)) for x <= 0, accurate near 0 and -inf; log1mexp(0) = -inf, log1mexp(-inf) = 0, never NaN."
+    """log(1 - exp(x)) for x <= 0, accurate near 0 and -inf; log1mexp(0) = -inf, log1mexp(-inf) = 0,
+    never NaN.
+    """
     x = np.minimum(np.asarray(x, dtype=float), 0.0)
     with np.errstate(divide="ignore"):
         return np.where(x > -math.log(2), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
@@ -148,13 +162,14 @@ def level_log_volumes(profile: ModelProfile) -> np.ndarray:
     a, b = lv[1:-1], lv[2:]
     ok = np.isfinite(a)
     with np.errstate(invalid="ignore"):
-        diff = np.where(ok, b - a, -np.inf)     # b <= a (nested boxes); b = -inf -> diff = -inf
+        diff = np.where(ok, b - a, -np.inf)  # b <= a (nested boxes); b = -inf -> diff = -inf
     out[1:] = np.where(ok, a + log1mexp(diff), -np.inf)
     return out
 
 
 def log_weights(profile: ModelProfile, epsilon) -> np.ndarray:
-    """log w_B(V_p) = log of the integral of exp(eps * depth) over S_p, for p = 1..Q+1 (index p; entry 0 = +inf).
+    """log w_B(V_p) = log of the integral of exp(eps * depth) over S_p, for p = 1..Q+1 (index p;
+    entry 0 = +inf).
     Def 9.2: w(V_p) = sum_{q >= p} exp(eps q) (V_q - V_{q+1})."""
     eps = check_epsilon(epsilon)
     le = level_log_volumes(profile)
@@ -171,7 +186,8 @@ def check_depth(t, profile: ModelProfile, name: str = "t") -> int:
 
 
 def level_log_probs(profile: ModelProfile, t: int, epsilon) -> np.ndarray:
-    """Exact law of the depth of an output of A_t: P(q) proportional to exp(eps q) vol(E_q), q = t..Q.
+    """Exact law of the depth of an output of A_t: P(q) proportional to exp(eps q) vol(E_q), q =
+    t..Q.
     Returns log-probabilities for q = t..Q (-inf for empty levels; all -inf if S_t has volume 0)."""
     t = check_depth(t, profile)
     eps = check_epsilon(epsilon)
@@ -182,15 +198,20 @@ def level_log_probs(profile: ModelProfile, t: int, epsilon) -> np.ndarray:
 
 
 def piece_log_volumes(profile: ModelProfile, q: int, wrong_weights: bool = False) -> np.ndarray:
-    """log vol(R_{q,j}), j = 0..d-1: the part of E_q where coordinate j is the first with one-dimensional depth q.
+    """log vol(R_{q,j}), j = 0..d-1: the part of E_q where coordinate j is the first with one-
+    dimensional depth q.
     vol R_{q,j} = prod_{i<j} L_i(q+1) * (L_j(q) - L_j(q+1)) * prod_{i>j} L_i(q).
-    `wrong_weights` reproduces the public code's slip (L_i(q+1) also for i > j) -- a mutant for the tests."""
+    `wrong_weights` reproduces the public code's slip (L_i(q+1) also for i > j) -- a mutant for the
+    tests.
+    """
     a, b = profile.log_len[q], profile.log_len[q + 1]
     before = np.concatenate([[0.0], np.cumsum(b)[:-1]])
     tail = b if wrong_weights else a
     after = np.concatenate([np.cumsum(tail[::-1])[::-1][1:], [0.0]])
     with np.errstate(invalid="ignore"):
-        own = np.where(np.isfinite(a), a + log1mexp(np.where(np.isfinite(a), b - a, -np.inf)), -np.inf)
+        own = np.where(
+            np.isfinite(a), a + log1mexp(np.where(np.isfinite(a), b - a, -np.inf)), -np.inf
+        )
         out = before + own + after
     return np.where(np.isnan(out), -np.inf, out)
 
@@ -199,7 +220,9 @@ def _uniform(lo, hi, rng):
     return lo + (hi - lo) * rng.random(np.shape(lo))
 
 
-def _points_at_levels(profile: ModelProfile, levels: np.ndarray, rng, wrong_weights: bool = False) -> np.ndarray:
+def _points_at_levels(
+    profile: ModelProfile, levels: np.ndarray, rng, wrong_weights: bool = False
+) -> np.ndarray:
     "One uniform point of E_q for each q in `levels` (every level must have positive volume)."
     s, m, d, Q = profile.sorted, profile.m, profile.d, profile.q_max
     out = np.empty((levels.shape[0], d))
@@ -207,13 +230,13 @@ def _points_at_levels(profile: ModelProfile, levels: np.ndarray, rng, wrong_weig
         idx = np.flatnonzero(levels == q)
         k = idx.shape[0]
         lp = piece_log_volumes(profile, q, wrong_weights)
-        j = np.argmax(lp + rng.gumbel(size=(k, d)), axis=1)          # piece, proportional to its volume
+        j = np.argmax(lp + rng.gumbel(size=(k, d)), axis=1)  # piece, proportional to its volume
         cols = np.arange(d)[None, :]
-        outer_lo, outer_hi = s[q - 1], s[m - q]                       # S_q box
+        outer_lo, outer_hi = s[q - 1], s[m - q]  # S_q box
         if q < Q:
-            inner_lo, inner_hi = s[q], s[m - q - 1]                   # S_{q+1} box
+            inner_lo, inner_hi = s[q], s[m - q - 1]  # S_{q+1} box
         else:
-            inner_lo, inner_hi = outer_lo, outer_hi                   # S_{Q+1} empty: not used
+            inner_lo, inner_hi = outer_lo, outer_hi  # S_{Q+1} empty: not used
         lo = np.where(cols < j[:, None], inner_lo, outer_lo)
         hi = np.where(cols < j[:, None], inner_hi, outer_hi)
         y = _uniform(lo, hi, rng)
@@ -230,18 +253,30 @@ def _points_at_levels(profile: ModelProfile, levels: np.ndarray, rng, wrong_weig
         out[idx] = y
     return out
 
-# %% ../nbs/13_tukey.ipynb #73f75a44
+# %% ../nbs/13_tukey.ipynb #51924bc3
 @dataclass(frozen=True)
 class TukeyDraw:
-    "Outputs of the restricted exponential mechanism: points (k, d) and the levels they were drawn from."
+    """Outputs of the restricted exponential mechanism: points (k, d) and the levels they were drawn
+    from.
+    """
+
     points: np.ndarray
     levels: np.ndarray
 
-
-def restricted_em_sample(models, t: int, epsilon, size: int = 1, rng=None, profile: ModelProfile | None = None,
-                         mutant: str | None = None) -> TukeyDraw:
-    """Exact sampler of A_t: density proportional to exp(eps * depth(y)) on S_t = {y: depth(y) >= t}.
-    Stage 1 draws the level q >= t with probability proportional to exp(eps q) vol(E_q) (Gumbel-max in log space),
+# %% ../nbs/13_tukey.ipynb #308edfc9
+def restricted_em_sample(
+    models,
+    t: int,
+    epsilon,
+    size: int = 1,
+    rng=None,
+    profile: ModelProfile | None = None,
+    mutant: str | None = None,
+) -> TukeyDraw:
+    """Exact sampler of A_t: density proportional to exp(eps * depth(y)) on S_t = {y: depth(y) >=
+    t}.
+    Stage 1 draws the level q >= t with probability proportional to exp(eps q) vol(E_q) (Gumbel-max
+    in log space),
     stage 2 a uniform point of E_q (a piece by volume, then independent uniform coordinates).
 
     Parameters
@@ -259,7 +294,8 @@ def restricted_em_sample(models, t: int, epsilon, size: int = 1, rng=None, profi
     profile : ModelProfile, optional
         Precomputed profile.
     mutant : {None, 'deeper', 'weights'}
-        Test-only wrong variants of the public code: sample one level deeper than drawn, or wrong piece weights.
+        Test-only wrong variants of the public code: sample one level deeper than drawn, or wrong
+        piece weights.
 
     Returns
     -------
@@ -284,7 +320,7 @@ def restricted_em_sample(models, t: int, epsilon, size: int = 1, rng=None, profi
 # %% ../nbs/13_tukey.ipynb #07c1fc69
 def _chi2(counts, logp) -> float:
     p = np.exp(logp)
-    keep = p * counts.sum() >= 5            # pool the sparse tail into one cell
+    keep = p * counts.sum() >= 5  # pool the sparse tail into one cell
     obs = np.append(counts[keep], counts[~keep].sum())
     exp = np.append(p[keep], p[~keep].sum()) * counts.sum()
     if exp[-1] == 0:
@@ -307,33 +343,57 @@ def depth_law_pvalue(models, t: int, epsilon, n: int = 100_000, rng=None, mutant
 # %% ../nbs/13_tukey.ipynb #73c87f65
 def _fixed_sets(rng):
     "The fixed small model sets of the sampler checks: (models, t, epsilon) for d = 2, 3, 4."
-    return [(rng.normal(size=(40, 2)), 10, 0.5), (rng.standard_t(3, size=(31, 3)), 6, 1.0),
-            (rng.normal(size=(24, 4)) * [1, 10, 0.1, 3], 4, 2.0)]
+    return [
+        (rng.normal(size=(40, 2)), 10, 0.5),
+        (rng.standard_t(3, size=(31, 3)), 6, 1.0),
+        (rng.normal(size=(24, 4)) * [1, 10, 0.1, 3], 4, 2.0),
+    ]
 
 
-@register_check("tukey_depth_law", "the depth of A_t's outputs follows P(q) ~ exp(eps q)(V_q - V_{q+1}), q >= t "
-                "(chi-square p > 1e-4 on d = 2, 3, 4); drawing one level deeper is rejected (p < 1e-6)",
-                source="Dick, Gillenwater & Joseph 2023, Def 9.2; Amin et al. 2023")
+@register_check(
+    "tukey_depth_law",
+    "the depth of A_t's outputs follows P(q) ~ exp(eps q)(V_q - V_{q+1}), q >= t "
+    "(chi-square p > 1e-4 on d = 2, 3, 4); drawing one level deeper is rejected (p < 1e-6)",
+    source="Dick, Gillenwater & Joseph 2023, Def 9.2; Amin et al. 2023",
+)
 def verify_depth_law(full: bool = False, rng=None) -> dict:
     n = 400_000 if full else 100_000
     sets = _fixed_sets(np.random.default_rng(7))
     ps = [depth_law_pvalue(B, t, e, n, rng) for B, t, e in sets]
     pm = [depth_law_pvalue(B, t, e, n, rng, mutant="deeper") for B, t, e in sets]
-    return dict(measured=f"p = {', '.join(f'{p:.3g}' for p in ps)}; mutant p = {', '.join(f'{p:.2g}' for p in pm)}",
-                tolerance="p > 1e-4; mutant p < 1e-6", passed=min(ps) > 1e-4 and max(pm) < 1e-6)
+    return dict(
+        measured=(
+            f"p = {', '.join(f'{p:.3g}' for p in ps)}; mutant p ="
+            f" {', '.join(f'{p:.2g}' for p in pm)}"
+        ),
+        tolerance="p > 1e-4; mutant p < 1e-6",
+        passed=min(ps) > 1e-4 and max(pm) < 1e-6,
+    )
 
 # %% ../nbs/13_tukey.ipynb #2a137609
 def first_depth_coordinate(points, profile: ModelProfile, q: int) -> np.ndarray:
     "For points of E_q: the first coordinate whose one-dimensional depth equals q (-1 if none)."
     s, m = profile.sorted, profile.m
-    dd = np.stack([np.minimum(m - np.searchsorted(s[:, j], points[:, j], "left"),
-                              np.searchsorted(s[:, j], points[:, j], "right")) for j in range(profile.d)], 1)
+    dd = np.stack(
+        [
+            np.minimum(
+                m - np.searchsorted(s[:, j], points[:, j], "left"),
+                np.searchsorted(s[:, j], points[:, j], "right"),
+            )
+            for j in range(profile.d)
+        ],
+        1,
+    )
     hit = dd == q
     return np.where(hit.any(1), np.argmax(hit, axis=1), -1)
 
 
-def uniformity_pvalue(models, q: int, n: int = 100_000, rng=None, wrong_weights: bool = False) -> float:
-    "Chi-square p-value of the first-depth coordinate of n draws from E_q against the piece volumes."
+def uniformity_pvalue(
+    models, q: int, n: int = 100_000, rng=None, wrong_weights: bool = False
+) -> float:
+    """Chi-square p-value of the first-depth coordinate of n draws from E_q against the piece
+    volumes.
+    """
     prof = model_profile(models)
     pts = _points_at_levels(prof, np.full(n, q), as_rng(rng), wrong_weights)
     j = first_depth_coordinate(pts, prof, q)
@@ -343,9 +403,12 @@ def uniformity_pvalue(models, q: int, n: int = 100_000, rng=None, wrong_weights:
     return _chi2(np.bincount(j, minlength=prof.d), lp - special.logsumexp(lp))
 
 # %% ../nbs/13_tukey.ipynb #fc191099
-@register_check("tukey_uniform_in_level", "inside a level the draw is uniform: first-depth coordinate ~ vol(R_qj) "
-                "(p > 1e-4), pieces sum to V_q - V_{q+1} (rel. 1e-12); wrong piece weights rejected (p < 1e-6)",
-                source="Dick, Gillenwater & Joseph 2023, §9; Amin et al. 2023")
+@register_check(
+    "tukey_uniform_in_level",
+    "inside a level the draw is uniform: first-depth coordinate ~ vol(R_qj) "
+    "(p > 1e-4), pieces sum to V_q - V_{q+1} (rel. 1e-12); wrong piece weights rejected (p < 1e-6)",
+    source="Dick, Gillenwater & Joseph 2023, §9; Amin et al. 2023",
+)
 def verify_uniform_in_level(full: bool = False, rng=None) -> dict:
     n = 400_000 if full else 100_000
     sets = _fixed_sets(np.random.default_rng(7))
@@ -355,18 +418,27 @@ def verify_uniform_in_level(full: bool = False, rng=None) -> dict:
         lev = level_log_volumes(prof)
         for q in range(t, prof.q_max + 1):
             if np.isfinite(lev[q]):
-                worst = max(worst, abs(np.expm1(special.logsumexp(piece_log_volumes(prof, q)) - lev[q])))
+                worst = max(
+                    worst, abs(np.expm1(special.logsumexp(piece_log_volumes(prof, q)) - lev[q]))
+                )
         ps.append(uniformity_pvalue(B, t + 1, n, rng))
         pm.append(uniformity_pvalue(B, t + 1, n, rng, wrong_weights=True))
     ok = min(ps) > 1e-4 and max(pm[1:]) < 1e-6 and worst < 1e-12
-    return dict(measured=f"p = {', '.join(f'{p:.3g}' for p in ps)}; mutant p = {', '.join(f'{p:.2g}' for p in pm)}; "
-                f"max rel. error of sum of pieces {worst:.1e}", tolerance="p > 1e-4; mutant (d >= 3) p < 1e-6; 1e-12",
-                passed=ok)
+    return dict(
+        measured=(
+            f"p = {', '.join(f'{p:.3g}' for p in ps)}; mutant p ="
+            f" {', '.join(f'{p:.2g}' for p in pm)}; max rel. error of sum of pieces {worst:.1e}"
+        ),
+        tolerance="p > 1e-4; mutant (d >= 3) p < 1e-6; 1e-12",
+        passed=ok,
+    )
 
-# %% ../nbs/13_tukey.ipynb #e01c9103
+# %% ../nbs/13_tukey.ipynb #c0592a4d
 def ptr_distance_94(profile: ModelProfile, t: int, epsilon, delta) -> int:
-    """M(B) of Lemma 9.4 (Amin et al. 2023, Lemma 3.6): the largest k in 0..t-1 for which some integer g > 0 has
-    V_{t-k-1} / V_{t+k+g+1} * exp(-eps g / 2) <= delta; -1 if none. A linear scan over k (k = t-1 needs V_0 = inf
+    """M(B) of Lemma 9.4 (Amin et al. 2023, Lemma 3.6): the largest k in 0..t-1 for which some
+    integer g > 0 has
+    V_{t-k-1} / V_{t+k+g+1} * exp(-eps g / 2) <= delta; -1 if none. A linear scan over k (k = t-1
+    needs V_0 = inf
     and never qualifies)."""
     t = check_depth(t, profile)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
@@ -385,10 +457,12 @@ def ptr_distance_94(profile: ModelProfile, t: int, epsilon, delta) -> int:
             best = k
     return best
 
-
+# %% ../nbs/13_tukey.ipynb #9634f1af
 def ptr_distance_95(profile: ModelProfile, t: int, epsilon, delta) -> int:
     """M(B) of Lemma 9.5 (Dick, Gillenwater & Joseph 2023): the largest k in 0..t-1 with
-    V_{t-k-1} / w_B(V_{t+k-1}) * exp(eps (t+k+1)) <= delta; -1 if none. Linear scan, all in log space."""
+    V_{t-k-1} / w_B(V_{t+k-1}) * exp(eps (t+k+1)) <= delta; -1 if none. Linear scan, all in log
+    space.
+    """
     t = check_depth(t, profile)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     lv, lw = profile.log_vol, log_weights(profile, eps)
@@ -396,7 +470,9 @@ def ptr_distance_95(profile: ModelProfile, t: int, epsilon, delta) -> int:
     if k.size == 0:
         return -1
     with np.errstate(invalid="ignore"):
-        lhs = lv[t - k - 1] - lw[np.minimum(t + k - 1, profile.q_max + 1)] + eps * (t + k + 1)   # w = 0 past Q
+        lhs = (
+            lv[t - k - 1] - lw[np.minimum(t + k - 1, profile.q_max + 1)] + eps * (t + k + 1)
+        )  # w = 0 past Q
     ok = np.flatnonzero(np.nan_to_num(lhs, nan=np.inf) <= math.log(dlt))
     return int(ok.max()) if ok.size else -1
 
@@ -431,7 +507,7 @@ def _M_pair(B0, B1, t, eps, dlt, plus_one_bug=False):
         out.append((m94, m95 + 1 if (plus_one_bug and m95 >= 0) else m95))
     return out
 
-# %% ../nbs/13_tukey.ipynb #c54b9c29
+# %% ../nbs/13_tukey.ipynb #65664aee
 def lemma_sensitivity_sweep(n_sets: int, rng=None, plus_one_bug: bool = False) -> dict:
     "Random sets and add/remove neighbours: max |dM| of both lemmas, and violations of M95 >= M94."
     g = as_rng(rng)
@@ -446,17 +522,25 @@ def lemma_sensitivity_sweep(n_sets: int, rng=None, plus_one_bug: bool = False) -
         worst94, worst95 = max(worst94, abs(a94 - b94)), max(worst95, abs(a95 - b95))
         dominance += (a95 < a94) + (b95 < b94)
         live += max(a95, b95) >= 0
-    return dict(worst94=worst94, worst95=worst95, dominance_violations=int(dominance), n=n_sets, live=live)
+    return dict(
+        worst94=worst94, worst95=worst95, dominance_violations=int(dominance), n=n_sets, live=live
+    )
 
-
+# %% ../nbs/13_tukey.ipynb #bc57667b
 def lemma_adversarial(rng=None, n_sets: int = 3) -> tuple:
-    "Exhaustive neighbours of a few sets (every removal, added points on a rank/extreme grid): (max |dM_9.5|, #moves)."
+    """Exhaustive neighbours of a few sets (every removal, added points on a rank/extreme
+    grid): (max
+    |dM_9.5|, #moves).
+    """
     g = as_rng(rng)
     worst = moved = 0
     for _ in range(n_sets):
         B = g.normal(size=(60, 2)) * [1.0, 5.0]
         s = np.sort(B, axis=0)
-        grid = [np.concatenate([[c.min() - 1e3, c.min() - 1], c, [c.max() + 1, c.max() + 1e3]]) for c in s.T]
+        grid = [
+            np.concatenate([[c.min() - 1e3, c.min() - 1], c, [c.max() + 1, c.max() + 1e3]])
+            for c in s.T
+        ]
         cands = [np.delete(B, i, axis=0) for i in range(len(B))]
         cands += [np.vstack([B, [u, v]]) for u in grid[0][::3] for v in grid[1][::3]]
         profs = [model_profile(C) for C in cands]
@@ -468,23 +552,41 @@ def lemma_adversarial(rng=None, n_sets: int = 3) -> tuple:
     return worst, moved
 
 # %% ../nbs/13_tukey.ipynb #1bda5c7e
-@register_check("ptr_lemma95_sensitivity", "Lemma 9.5 (1): |M(B) - M(B')| <= 1 for one model added/removed (random "
-                "sets + adversarial grid); M_9.5 >= M_9.4 always; the public code's M+1 search is caught (|dM| = 2)",
-                source="Dick, Gillenwater & Joseph 2023, Lemma 9.5; Amin et al. 2023, Lemma 3.6")
+@register_check(
+    "ptr_lemma95_sensitivity",
+    "Lemma 9.5 (1): |M(B) - M(B')| <= 1 for one model added/removed (random sets + adversarial"
+    " grid); M_9.5 >= M_9.4 always; the public code's M+1 search is caught (|dM| = 2)",
+    source="Dick, Gillenwater & Joseph 2023, Lemma 9.5; Amin et al. 2023, Lemma 3.6",
+)
 def verify_lemma95_sensitivity(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     r = lemma_sensitivity_sweep(6000 if full else 1000, g)
     adv, moved = lemma_adversarial(g, 6 if full else 1)
     mut = lemma_sensitivity_sweep(500, g, plus_one_bug=True)
-    ok = r["worst94"] <= 1 and r["worst95"] <= 1 and r["dominance_violations"] == 0 and adv <= 1 and mut["worst95"] > 1
-    return dict(measured=f"{r['n']} random pairs ({r['live']} with M >= 0): max |dM_9.4| = {r['worst94']}, max |dM_9.5| = {r['worst95']}, "
-                f"M95 < M94 in {r['dominance_violations']} sets; adversarial max |dM_9.5| = {adv} ({moved} neighbours moved M); "
-                f"M+1 mutant max |dM| = {mut['worst95']}", tolerance="<= 1, 0, <= 1; mutant > 1", passed=ok)
+    ok = (
+        r["worst94"] <= 1
+        and r["worst95"] <= 1
+        and r["dominance_violations"] == 0
+        and adv <= 1
+        and mut["worst95"] > 1
+    )
+    return dict(
+        measured=(
+            f"{r['n']} random pairs ({r['live']} with M >= 0): max |dM_9.4| = {r['worst94']}, max"
+            f" |dM_9.5| = {r['worst95']}, M95 < M94 in {r['dominance_violations']} sets;"
+            f" adversarial max |dM_9.5| = {adv} ({moved} neighbours moved M); M+1 mutant max |dM| ="
+            f" {mut['worst95']}"
+        ),
+        tolerance="<= 1, 0, <= 1; mutant > 1",
+        passed=ok,
+    )
 
 # %% ../nbs/13_tukey.ipynb #4d44949c
 def ptr_threshold(epsilon1, delta) -> float:
     "tau = ln(1/(2 delta)) / eps1: pass iff M + Lap(1/eps1) > tau."
-    return math.log(1 / (2 * check_delta(delta, positive=True))) / check_epsilon(epsilon1, "epsilon1")
+    return math.log(1 / (2 * check_delta(delta, positive=True))) / check_epsilon(
+        epsilon1, "epsilon1"
+    )
 
 
 def ptr_pass_probability(M, epsilon1, delta) -> float:
@@ -504,12 +606,15 @@ def ptr_test(M, epsilon1, delta, rng=None, size=None, scale_mutant: bool = False
     return np.asarray(M, float) + z > tau
 
 # %% ../nbs/13_tukey.ipynb #242c61af
-@register_check("ptr_false_pass", "PTR: P(pass | M) = 1 - exp(-eps1 (M - tau))/2 (M >= tau) else exp(-eps1 (tau - M))/2; "
-                "an unsafe set (M = -1) passes with probability delta exp(-eps1) <= delta; noise ~ Lap(1/eps1)",
-                source="Dick, Gillenwater & Joseph 2023, §9; Brown et al. 2021")
+@register_check(
+    "ptr_false_pass",
+    "PTR: P(pass | M) = 1 - exp(-eps1 (M - tau))/2 (M >= tau) else exp(-eps1 (tau - M))/2; "
+    "an unsafe set (M = -1) passes with probability delta exp(-eps1) <= delta; noise ~ Lap(1/eps1)",
+    source="Dick, Gillenwater & Joseph 2023, §9; Brown et al. 2021",
+)
 def verify_ptr_false_pass(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
-    e1, dlt = 0.5, 0.02                       # delta large enough to count false passes
+    e1, dlt = 0.5, 0.02  # delta large enough to count false passes
     tau = ptr_threshold(e1, dlt)
     n = 4_000_000 if full else 1_000_000
     worst_z, rows = 0.0, []
@@ -522,14 +627,25 @@ def verify_ptr_false_pass(full: bool = False, rng=None) -> dict:
     z = g.laplace(0, 1 / e1, size=100_000)
     ks = stats.kstest(z, stats.laplace(scale=1 / e1).cdf).pvalue
     ks_mut = stats.kstest(g.laplace(0, e1, size=100_000), stats.laplace(scale=1 / e1).cdf).pvalue
-    ok = worst_z < 5 and abs(exact_false - dlt * math.exp(-e1)) < 1e-15 and ks > 1e-3 and ks_mut < 1e-6
-    return dict(measured=f"{'; '.join(rows)}; max |z| = {worst_z:.2f}; P(pass|M=-1) = {exact_false:.4g} "
-                f"= delta e^-eps1; KS p = {ks:.3g} (scale-eps1 mutant {ks_mut:.1g})",
-                tolerance="|z| < 5; exact identity; KS p > 1e-3, mutant < 1e-6", passed=ok)
+    ok = (
+        worst_z < 5
+        and abs(exact_false - dlt * math.exp(-e1)) < 1e-15
+        and ks > 1e-3
+        and ks_mut < 1e-6
+    )
+    return dict(
+        measured=(
+            f"{'; '.join(rows)}; max |z| = {worst_z:.2f}; P(pass|M=-1) = {exact_false:.4g} "
+            f"= delta e^-eps1; KS p = {ks:.3g} (scale-eps1 mutant {ks_mut:.1g})"
+        ),
+        tolerance="|z| < 5; exact identity; KS p > 1e-3, mutant < 1e-6",
+        passed=ok,
+    )
 
 # %% ../nbs/13_tukey.ipynb #df3e4b2c
 def em_log_ratio_1d(B0, B1, t: int, epsilon) -> float:
-    """Exact max over the common support of |log p_B0(y) - log p_B1(y)| for A_t on one-dimensional model sets
+    """Exact max over the common support of |log p_B0(y) - log p_B1(y)| for A_t on one-dimensional
+    model sets
     (the densities are piecewise constant between the union of the models)."""
     grid = np.unique(np.concatenate([np.ravel(B0), np.ravel(B1)]))
     mid = 0.5 * (grid[:-1] + grid[1:])
@@ -545,7 +661,8 @@ def em_log_ratio_1d(B0, B1, t: int, epsilon) -> float:
 
 
 def worst_em_ratio_1d(B, t: int, epsilon, relation: str) -> float:
-    """Largest exact log density ratio of A_t over all neighbours of the 1-D set B on a grid: 'add' adds one model,
+    """Largest exact log density ratio of A_t over all neighbours of the 1-D set B on a grid: 'add'
+    adds one model,
     'substitute' replaces one model by another (every model x every grid position)."""
     b = np.sort(np.ravel(B))
     pos = np.concatenate([[b[0] - 10, b[-1] + 10], 0.5 * (b[:-1] + b[1:])])
@@ -553,12 +670,19 @@ def worst_em_ratio_1d(B, t: int, epsilon, relation: str) -> float:
         return max(em_log_ratio_1d(b, np.append(b, x), t, epsilon) for x in pos)
     if relation != "substitute":
         raise ValueError(f"relation must be 'add' or 'substitute', got {relation!r}")
-    return max(em_log_ratio_1d(b, np.append(np.delete(b, i), x), t, epsilon) for i in range(len(b)) for x in pos)
+    return max(
+        em_log_ratio_1d(b, np.append(np.delete(b, i), x), t, epsilon)
+        for i in range(len(b))
+        for x in pos
+    )
 
-# %% ../nbs/13_tukey.ipynb #fea05561
+# %% ../nbs/13_tukey.ipynb #4d00ae88
 def exact_output_law_1d(models, t: int, eps_em, pass_prob: float = 1.0, grid=None):
-    """Exact law of the Tukey step's output in one dimension: P(bot) = 1 - pass_prob and, on the cells of `grid`
-    (sorted breakpoints; default the models), the probability of each cell. Returns (p_bot, cell_probs)."""
+    """Exact law of the Tukey step's output in one dimension: P(bot) = 1 - pass_prob and, on the
+    cells of `grid`
+    (sorted breakpoints; default the models), the probability of each cell. Returns (p_bot,
+    cell_probs).
+    """
     b = np.sort(check_models(np.reshape(models, (-1, 1)))[:, 0])
     edges = b if grid is None else np.asarray(grid, float)
     prof = model_profile(b[:, None])
@@ -567,7 +691,9 @@ def exact_output_law_1d(models, t: int, eps_em, pass_prob: float = 1.0, grid=Non
     dep = tukey_depth(mid[:, None], profile=prof)
     inside = (dep >= t) & (width > 0)
     with np.errstate(divide="ignore"):
-        logm = np.where(inside, check_epsilon(eps_em) * dep + np.log(np.where(width > 0, width, 1.0)), -np.inf)
+        logm = np.where(
+            inside, check_epsilon(eps_em) * dep + np.log(np.where(width > 0, width, 1.0)), -np.inf
+        )
     p = np.exp(logm - special.logsumexp(logm)) * pass_prob
     return 1.0 - pass_prob, p
 
@@ -577,9 +703,10 @@ def hockey_stick(law_a, law_b, epsilon) -> float:
     e = math.exp(epsilon)
     return float(max(0.0, law_a[0] - e * law_b[0]) + np.maximum(0.0, law_a[1] - e * law_b[1]).sum())
 
-
+# %% ../nbs/13_tukey.ipynb #c18e86fb
 def tukey_step_delta_1d(B0, B1, t: int, budget: TukeyBudget, lemma: str = "9.5") -> float:
-    """Exact two-sided delta(eps) of the Tukey step (PTR + A_t) between two one-dimensional model sets, at
+    """Exact two-sided delta(eps) of the Tukey step (PTR + A_t) between two one-dimensional model
+    sets, at
     eps = the step's claimed data-level epsilon (budget.eps_T)."""
     grid = np.unique(np.concatenate([np.ravel(B0), np.ravel(B1)]))
     laws = []
@@ -587,8 +714,14 @@ def tukey_step_delta_1d(B0, B1, t: int, budget: TukeyBudget, lemma: str = "9.5")
         prof = model_profile(np.reshape(B, (-1, 1)))
         fn = ptr_distance_95 if lemma == "9.5" else ptr_distance_94
         M = fn(prof, t, budget.eps_em, budget.delta_lemma)
-        laws.append(exact_output_law_1d(B, t, budget.eps_em, ptr_pass_probability(M, budget.eps1, budget.delta_in), grid))
-    return max(hockey_stick(laws[0], laws[1], budget.eps_T), hockey_stick(laws[1], laws[0], budget.eps_T))
+        laws.append(
+            exact_output_law_1d(
+                B, t, budget.eps_em, ptr_pass_probability(M, budget.eps1, budget.delta_in), grid
+            )
+        )
+    return max(
+        hockey_stick(laws[0], laws[1], budget.eps_T), hockey_stick(laws[1], laws[0], budget.eps_T)
+    )
 
 # %% ../nbs/13_tukey.ipynb #8bbded2b
 def substitution_sensitivity(n_sets: int, rng=None) -> int:
@@ -599,7 +732,9 @@ def substitution_sensitivity(n_sets: int, rng=None) -> int:
         m, d = int(g.integers(12, 81)), int(g.integers(1, 4))
         B = _random_models(g, m, d)
         B1 = B.copy()
-        B1[g.integers(m)] = B[g.integers(m)] if g.random() < 0.5 else g.normal(size=d) * 10.0 ** g.uniform(0, 3)
+        B1[g.integers(m)] = (
+            B[g.integers(m)] if g.random() < 0.5 else g.normal(size=d) * 10.0 ** g.uniform(0, 3)
+        )
         t = int(g.integers(2, (m + 1) // 2 + 1))
         eps, dlt = float(g.uniform(0.1, 2)), float(10 ** g.uniform(-5, -0.3))
         (a94, a), (b94, b) = _M_pair(B, B1, t, eps, dlt)
@@ -607,10 +742,13 @@ def substitution_sensitivity(n_sets: int, rng=None) -> int:
     return worst
 
 # %% ../nbs/13_tukey.ipynb #2a8172b9
-@register_check("tukey_relation_substitution", "exact 1-D density ratio of A_t (exp(eps depth), m = 40, t = 10): "
-                "<= eps for one model added (the paper's relation) but > 1.5 eps for one model substituted (what a "
-                "data row does); M stays 1-sensitive under substitution. Hence the factor 2 for the EM.",
-                source="Dick, Gillenwater & Joseph 2023, proof of Lemma 9.5; Amin et al. 2023 §7.3")
+@register_check(
+    "tukey_relation_substitution",
+    "exact 1-D density ratio of A_t (exp(eps depth), m = 40, t = 10): <= eps for one model added"
+    " (the paper's relation) but > 1.5 eps for one model substituted (what a data row does); M"
+    " stays 1-sensitive under substitution. Hence the factor 2 for the EM.",
+    source="Dick, Gillenwater & Joseph 2023, proof of Lemma 9.5; Amin et al. 2023 §7.3",
+)
 def verify_relation(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     B = np.random.default_rng(0).normal(size=40)
@@ -618,34 +756,44 @@ def verify_relation(full: bool = False, rng=None) -> dict:
     add, sub = worst_em_ratio_1d(B, t, eps, "add"), worst_em_ratio_1d(B, t, eps, "substitute")
     dM = substitution_sensitivity(2000 if full else 500, g)
     ok = add <= eps + 1e-9 and sub > 1.5 * eps and sub <= 2 * eps + 1e-9 and dM <= 1
-    return dict(measured=f"max log ratio: add {add:.3f}, substitute {sub:.3f} (eps = {eps}); "
-                f"max |dM| under substitution = {dM}",
-                tolerance="add <= eps; 1.5 eps < substitute <= 2 eps; |dM| <= 1", passed=ok)
+    return dict(
+        measured=(
+            f"max log ratio: add {add:.3f}, substitute {sub:.3f} (eps = {eps}); "
+            f"max |dM| under substitution = {dM}"
+        ),
+        tolerance="add <= eps; 1.5 eps < substitute <= 2 eps; |dM| <= 1",
+        passed=ok,
+    )
 
-# %% ../nbs/13_tukey.ipynb #602fe36e
-ETA_PAPER = 1e-4     # Dick, Gillenwater & Joseph (2023), Section 4.3
+# %% ../nbs/13_tukey.ipynb #d322cc5a
+ETA_PAPER = 1e-4  # Dick, Gillenwater & Joseph (2023), Section 4.3
 
 
 @dataclass(frozen=True)
 class TukeyBudget:
-    "Where every epsilon and delta of the Tukey regression goes (see the budget section of the chapter)."
+    """Where every epsilon and delta of the Tukey regression goes (see the budget section of the
+    chapter).
+    """
+
     epsilon: float
     delta: float
-    eps_n: float          # Laplace count for n_tilde
-    eta: float            # P(n_tilde > n)
-    delta_n: float        # data-level cost of the batch coupling failing (floor(n_tilde) > n)
-    eps_T: float          # Tukey step, data level
+    eps_n: float  # Laplace count for n_tilde
+    eta: float  # P(n_tilde > n)
+    delta_n: float  # data-level cost of the batch coupling failing (floor(n_tilde) > n)
+    eps_T: float  # Tukey step, data level
     delta_T: float
-    eps_in: float         # Tukey step, one model added or removed
+    eps_in: float  # Tukey step, one model added or removed
     delta_in: float
-    eps1: float           # PTR test
-    eps_em: float         # restricted exponential mechanism
-    delta_lemma: float    # delta handed to Lemma 9.5
-    tau: float            # PTR threshold
+    eps1: float  # PTR test
+    eps_em: float  # restricted exponential mechanism
+    delta_lemma: float  # delta handed to Lemma 9.5
+    tau: float  # PTR threshold
     paper_accounting: bool
 
-
-def tukey_budget(epsilon, delta, n_share: float = 0.05, eta=None, paper_accounting: bool = False) -> TukeyBudget:
+# %% ../nbs/13_tukey.ipynb #5715ea34
+def tukey_budget(
+    epsilon, delta, n_share: float = 0.05, eta=None, paper_accounting: bool = False
+) -> TukeyBudget:
     """Split (epsilon, delta) for data-level add/remove neighbours.
 
     Parameters
@@ -655,11 +803,14 @@ def tukey_budget(epsilon, delta, n_share: float = 0.05, eta=None, paper_accounti
     n_share : float
         Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
     eta : float, optional
-        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta exp(-eps_n), so that the
+        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
+        exp(-eps_n), so that the
         coupling's failure costs delta_n = eta exp(eps_n) = delta / 10.
     paper_accounting : bool
-        True reproduces the paper's accounting (one data row = one model added/removed, eta not charged);
-        False (default) charges one model substitution as two add/remove steps (group privacy) and eta.
+        True reproduces the paper's accounting (one data row = one model added/removed, eta not
+        charged);
+        False (default) charges one model substitution as two add/remove steps (group privacy) and
+        eta.
 
     Returns
     -------
@@ -676,19 +827,37 @@ def tukey_budget(epsilon, delta, n_share: float = 0.05, eta=None, paper_accounti
     eta = check_delta(eta, "eta", positive=True)
     delta_n = 0.0 if (paper_accounting or share == 0) else eta * math.exp(eps_n)
     if delta_n >= dlt:
-        raise ValueError(f"eta = {eta:g} costs delta_n = eta exp(eps_n) = {delta_n:g} >= delta = {dlt:g}; lower eta")
+        raise ValueError(
+            f"eta = {eta:g} costs delta_n = eta exp(eps_n) = {delta_n:g} >= delta = {dlt:g};"
+            " lower eta"
+        )
     eps_T, delta_T = eps - eps_n, dlt - delta_n
     if paper_accounting:
         eps_in, delta_in = eps_T, delta_T
     else:
         eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
     eps1 = eps_em = eps_in / 2
-    return TukeyBudget(eps, dlt, eps_n, eta, delta_n, eps_T, delta_T, eps_in, delta_in, eps1, eps_em,
-                       delta_in / (8 * math.exp(eps_em)), ptr_threshold(eps1, delta_in), bool(paper_accounting))
+    return TukeyBudget(
+        eps,
+        dlt,
+        eps_n,
+        eta,
+        delta_n,
+        eps_T,
+        delta_T,
+        eps_in,
+        delta_in,
+        eps1,
+        eps_em,
+        delta_in / (8 * math.exp(eps_em)),
+        ptr_threshold(eps1, delta_in),
+        bool(paper_accounting),
+    )
 
-# %% ../nbs/13_tukey.ipynb #eb089606
+# %% ../nbs/13_tukey.ipynb #ab936a54
 def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
-    """n_tilde = n + Lap(1/eps) - ln(1/(2 eta))/eps: a lower bound on n with P(n_tilde > n) = eta exactly;
+    """n_tilde = n + Lap(1/eps) - ln(1/(2 eta))/eps: a lower bound on n with P(n_tilde > n) = eta
+    exactly;
     eps-DP under add/remove (count sensitivity 1)."""
     eps, e = check_epsilon(epsilon), check_delta(eta, "eta", positive=True)
     n = check_int(n, "n", low=0)
@@ -696,8 +865,10 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
 
 
 def inside_out_permutation(n: int, rng=None) -> np.ndarray:
-    """A uniform permutation of range(n) by the inside-out Fisher-Yates shuffle: step i puts row i in a uniform slot
-    j <= i and moves the row that was there to position i. With the same generator, the permutation of n+1 rows is
+    """A uniform permutation of range(n) by the inside-out Fisher-Yates shuffle: step i puts row i
+    in a uniform slot
+    j <= i and moves the row that was there to position i. With the same generator, the permutation
+    of n+1 rows is
     that of n rows with row n put in one uniform slot and the displaced row moved to the end."""
     n = check_int(n, "n", low=0)
     u = as_rng(rng).random(n)
@@ -710,27 +881,34 @@ def inside_out_permutation(n: int, rng=None) -> np.ndarray:
 
 
 def make_batches(n: int, m: int, b: int, rng=None):
-    """Row indices of m disjoint batches of b rows each (slots 0..mb-1 of an inside-out permutation; rows in
-    later slots are discarded), or None when n < m b. Adding a row changes at most one batch when m b <= n."""
+    """Row indices of m disjoint batches of b rows each (slots 0..mb-1 of an inside-out permutation;
+    rows in
+    later slots are discarded), or None when n < m b. Adding a row changes at most one batch when m
+    b <= n.
+    """
     n, m, b = check_int(n, "n", low=0), check_int(m, "m", low=1), check_int(b, "b", low=1)
     perm = inside_out_permutation(n, rng)
     return None if n < m * b else perm[: m * b].reshape(m, b)
 
-
+# %% ../nbs/13_tukey.ipynb #ed7d8a72
 def batch_ols(X: np.ndarray, y: np.ndarray, batches: np.ndarray) -> np.ndarray:
-    """One least-squares model per batch (the minimum-norm solution if a batch is rank-deficient): an (m, d) array.
+    """One least-squares model per batch (the minimum-norm solution if a batch is rank-deficient):
+    an (m, d) array.
     All batches at once through a stacked pseudo-inverse (SVD), in chunks to bound memory."""
     out = np.empty((batches.shape[0], X.shape[1]))
     step = max(1, 2_000_000 // (batches.shape[1] * X.shape[1]))
     for s in range(0, batches.shape[0], step):
-        r = batches[s:s + step]
-        out[s:s + step] = np.einsum("kdb,kb->kd", np.linalg.pinv(X[r]), y[r])
+        r = batches[s : s + step]
+        out[s : s + step] = np.einsum("kdb,kb->kd", np.linalg.pinv(X[r]), y[r])
     return out
 
-# %% ../nbs/13_tukey.ipynb #15843f8d
+# %% ../nbs/13_tukey.ipynb #bb97be76
 def changed_batches(n: int, m: int, b: int, seed: int, use_true_n: bool = False) -> int:
-    """How many of the m models differ between n rows and the same rows plus one appended row, same seed.
-    `use_true_n` recomputes b = floor(rows / m) from the true row count (the public code's choice; a mutant)."""
+    """How many of the m models differ between n rows and the same rows plus one appended row, same
+    seed.
+    `use_true_n` recomputes b = floor(rows / m) from the true row count (the public code's choice; a
+    mutant).
+    """
     b0 = n // m if use_true_n else b
     b1 = (n + 1) // m if use_true_n else b
     A, C = make_batches(n, m, b0, seed), make_batches(n + 1, m, b1, seed)
@@ -738,10 +916,13 @@ def changed_batches(n: int, m: int, b: int, seed: int, use_true_n: bool = False)
         return -1
     return int(sum(set(a) != set(c) for a, c in zip(A.tolist(), C.tolist())))
 
-
-@register_check("tukey_one_row_one_model", "adding one row changes at most one of the m batches (b fixed from "
-                "n_tilde), over many seeds and n incl. m | n+1; b = floor(n/m) (public code) changes many",
-                source="Dick, Gillenwater & Joseph 2023, §4.2; batch2 spec F-T9")
+# %% ../nbs/13_tukey.ipynb #e4ffdb92
+@register_check(
+    "tukey_one_row_one_model",
+    "adding one row changes at most one of the m batches (b fixed from "
+    "n_tilde), over many seeds and n incl. m | n+1; b = floor(n/m) (public code) changes many",
+    source="Dick, Gillenwater & Joseph 2023, §4.2; batch2 spec F-T9",
+)
 def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     worst, worst_mut, cases = 0, 0, 0
@@ -749,21 +930,30 @@ def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
         m = int(g.integers(2, 12))
         b = int(g.integers(1, 8))
         n = int(m * b + g.integers(0, 3 * m))
-        if g.random() < 0.3:                      # force m | n + 1
+        if g.random() < 0.3:  # force m | n + 1
             n = m * (n // m + 1) - 1
         seed = int(g.integers(2**31))
         worst = max(worst, changed_batches(n, m, b, seed))
         if (n + 1) % m == 0:
             worst_mut = max(worst_mut, changed_batches(n, m, b, seed, use_true_n=True))
         cases += 1
-    return dict(measured=f"max models changed = {worst} over {cases} (n, m, b, seed); b from true n: {worst_mut}",
-                tolerance="<= 1; mutant > 1", passed=worst <= 1 and worst_mut > 1)
+    return dict(
+        measured=(
+            f"max models changed = {worst} over {cases} (n, m, b, seed); b from true n: {worst_mut}"
+        ),
+        tolerance="<= 1; mutant > 1",
+        passed=worst <= 1 and worst_mut > 1,
+    )
 
-# %% ../nbs/13_tukey.ipynb #3363fb45
+# %% ../nbs/13_tukey.ipynb #ec43476e
 @dataclass(frozen=True)
 class TukeyResult:
-    """Outcome of the Tukey regression. `value` is the coefficient vector, or None when the mechanism released bot;
-    `status` says which: 'ok', 'ptr_failed', 'too_few_models', 'n_tilde_exceeds_n', 'degenerate_region'."""
+    """Outcome of the Tukey regression. `value` is the coefficient vector, or None when the
+    mechanism released bot;
+    `status` says which: 'ok', 'ptr_failed', 'too_few_models', 'n_tilde_exceeds_n',
+    'degenerate_region'.
+    """
+
     value: np.ndarray | None
     spend: PrivacySpend
     status: str
@@ -777,17 +967,28 @@ class TukeyResult:
     def passed(self) -> bool:
         return self.status == "ok"
 
-
+# %% ../nbs/13_tukey.ipynb #230a49af
 def tukey_spends(budget: TukeyBudget) -> PrivacySpend:
     "The composed spend of one run, each part under data-level add/remove of a row."
     parts = []
     if budget.eps_n > 0:
         parts.append(PrivacySpend(budget.eps_n, 0.0, "n_tilde: Laplace count", "add/remove"))
     if budget.delta_n > 0:
-        parts.append(PrivacySpend(0.0, budget.delta_n, "batch coupling fails if floor(n_tilde) > n", "add/remove"))
-    how = ("paper accounting: one model added/removed" if budget.paper_accounting
-           else "one model substituted = two model add/remove steps")
-    parts.append(PrivacySpend(budget.eps_T, budget.delta_T, f"Tukey PTR + restricted EM ({how})", "add/remove"))
+        parts.append(
+            PrivacySpend(
+                0.0, budget.delta_n, "batch coupling fails if floor(n_tilde) > n", "add/remove"
+            )
+        )
+    how = (
+        "paper accounting: one model added/removed"
+        if budget.paper_accounting
+        else "one model substituted = two model add/remove steps"
+    )
+    parts.append(
+        PrivacySpend(
+            budget.eps_T, budget.delta_T, f"Tukey PTR + restricted EM ({how})", "add/remove"
+        )
+    )
     return compose(parts, mechanism="Tukey regression")
 
 
@@ -795,10 +996,20 @@ def depth_for(m: int) -> int:
     "t = floor(floor(m/2)/2), as in the reference implementation (about m/4)."
     return (m // 2) // 2
 
-# %% ../nbs/13_tukey.ipynb #85f29450
-def tukey_regression(X, y, epsilon, delta, rng=None, n_share: float = 0.05, eta=None, paper_accounting: bool = False,
-                     n_tilde=None) -> TukeyResult:
-    """Private linear regression by the Tukey mechanism with PTR (Dick, Gillenwater & Joseph 2023, Section 4.2).
+# %% ../nbs/13_tukey.ipynb #39601c45
+def tukey_regression(
+    X,
+    y,
+    epsilon,
+    delta,
+    rng=None,
+    n_share: float = 0.05,
+    eta=None,
+    paper_accounting: bool = False,
+    n_tilde=None,
+) -> TukeyResult:
+    """Private linear regression by the Tukey mechanism with PTR (Dick, Gillenwater & Joseph 2023,
+    Section 4.2).
 
     Parameters
     ----------
@@ -817,7 +1028,8 @@ def tukey_regression(X, y, epsilon, delta, rng=None, n_share: float = 0.05, eta=
     paper_accounting : bool
         Reproduce the paper's accounting (not private at the data level; for comparison only).
     n_tilde : float, optional
-        A private lower bound on n released by the caller (who accounts for it and for P(n_tilde > n));
+        A private lower bound on n released by the caller (who accounts for it and for P(n_tilde >
+        n));
         then no budget is spent here on n.
 
     Returns
@@ -852,13 +1064,14 @@ def tukey_regression(X, y, epsilon, delta, rng=None, n_share: float = 0.05, eta=
         return res("degenerate_region", M=M)
     return res("ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M)
 
-# %% ../nbs/13_tukey.ipynb #ece5309f
+# %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
     "Raised by `TukeyRegressor.predict` when the fit released bot (PTR failed or too few models)."
 
-
+# %% ../nbs/13_tukey.ipynb #cd590222
 class TukeyRegressor(RegressorMixin, BaseEstimator):
-    """scikit-learn regressor: the Tukey mechanism with PTR, (epsilon, delta)-DP under add/remove of one row.
+    """scikit-learn regressor: the Tukey mechanism with PTR, (epsilon, delta)-DP under add/remove of
+    one row.
 
     Parameters
     ----------
@@ -884,18 +1097,39 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     n_models_, depth_, distance_, n_tilde_ : diagnostics
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None, fit_intercept: bool = True,
-                 n_share: float = 0.05, eta=None, paper_accounting: bool = False):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        random_state=None,
+        fit_intercept: bool = True,
+        n_share: float = 0.05,
+        eta=None,
+        paper_accounting: bool = False,
+    ):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
-        self.fit_intercept, self.n_share, self.eta, self.paper_accounting = fit_intercept, n_share, eta, paper_accounting
+        self.fit_intercept, self.n_share, self.eta, self.paper_accounting = (
+            fit_intercept,
+            n_share,
+            eta,
+            paper_accounting,
+        )
 
     def _design(self, X):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def fit(self, X, y):
         X, y = check_X_y(X, y, min_rows=1)
-        r = tukey_regression(self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state), self.n_share,
-                             self.eta, self.paper_accounting)
+        r = tukey_regression(
+            self._design(X),
+            y,
+            self.epsilon,
+            self.delta,
+            as_rng(self.random_state),
+            self.n_share,
+            self.eta,
+            self.paper_accounting,
+        )
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
         self.n_models_, self.depth_, self.distance_, self.n_tilde_ = r.m, r.t, r.distance, r.n_tilde
@@ -912,20 +1146,33 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns, expected {self.n_features_in_}")
         if not self.ptr_passed_:
-            raise PTRFailed(f"no model was released (status {self.status_!r}); check ptr_passed_ first")
+            raise PTRFailed(
+                f"no model was released (status {self.status_!r}); check ptr_passed_ first"
+            )
         return X @ self.coef_ + self.intercept_
 
-# %% ../nbs/13_tukey.ipynb #304583ca
-def models_needed(d: int, lemma: str, budget: TukeyBudget, reps: int = 3, rng=None, m_max: int = 20_000) -> int:
-    "Smallest m (5% grid) with median PTR pass probability >= 1/2 for m i.i.d. N(0, I_d) models; -1 if > m_max."
+# %% ../nbs/13_tukey.ipynb #63c47ff9
+def models_needed(
+    d: int, lemma: str, budget: TukeyBudget, reps: int = 3, rng=None, m_max: int = 20_000
+) -> int:
+    """Smallest m (5% grid) with median PTR pass probability >= 1/2 for m i.i.d. N(0, I_d)
+    models; -1
+    if > m_max.
+    """
     g = as_rng(rng)
     fn = ptr_distance_95 if lemma == "9.5" else ptr_distance_94
     m = 16
     while m <= m_max:
         t = depth_for(m)
-        if t - 2 >= budget.tau - 1:                   # otherwise M <= t - 2 cannot reach the threshold
-            ps = [ptr_pass_probability(fn(model_profile(g.normal(size=(m, d))), t, budget.eps_em,
-                                           budget.delta_lemma), budget.eps1, budget.delta_in) for _ in range(reps)]
+        if t - 2 >= budget.tau - 1:  # otherwise M <= t - 2 cannot reach the threshold
+            ps = [
+                ptr_pass_probability(
+                    fn(model_profile(g.normal(size=(m, d))), t, budget.eps_em, budget.delta_lemma),
+                    budget.eps1,
+                    budget.delta_in,
+                )
+                for _ in range(reps)
+            ]
             if np.median(ps) >= 0.5:
                 return m
         m = int(math.ceil(m * 1.05))
@@ -933,7 +1180,10 @@ def models_needed(d: int, lemma: str, budget: TukeyBudget, reps: int = 3, rng=No
 
 
 def models_needed_table(dims=(1, 2, 5, 10, 20), reps: int = 3, rng=None) -> pd.DataFrame:
-    "Models needed by Lemma 9.4 and 9.5 under the paper's and the data-level accounting, for several d."
+    """Models needed by Lemma 9.4 and 9.5 under the paper's and the data-level accounting, for
+    several
+    d.
+    """
     g = as_rng(rng)
     rows = []
     for acct, paper in (("paper", True), ("data level", False)):
@@ -944,32 +1194,54 @@ def models_needed_table(dims=(1, 2, 5, 10, 20), reps: int = 3, rng=None) -> pd.D
     return pd.DataFrame(rows)
 
 # %% ../nbs/13_tukey.ipynb #0947a753
-@register_check("ptr_lemma95_fewer_models", "at the paper's budget (eps_T = 0.95 ln 3, delta = 1e-5) Lemma 9.5 needs "
-                "fewer models than Lemma 9.4 for PTR to pass (median pass prob >= 1/2; N(0, I_d) models, d = 2, 10)",
-                source="Dick, Gillenwater & Joseph 2023, §4.2 and §9")
+@register_check(
+    "ptr_lemma95_fewer_models",
+    "at the paper's budget (eps_T = 0.95 ln 3, delta = 1e-5) Lemma 9.5 needs fewer models than"
+    " Lemma 9.4 for PTR to pass (median pass prob >= 1/2; N(0, I_d) models, d = 2, 10)",
+    source="Dick, Gillenwater & Joseph 2023, §4.2 and §9",
+)
 def verify_fewer_models(full: bool = False, rng=None) -> dict:
     bud = tukey_budget(math.log(3), 1e-5, paper_accounting=True)
     g = as_rng(rng)
-    res = {d: (models_needed(d, "9.4", bud, 3 if full else 1, g), models_needed(d, "9.5", bud, 3 if full else 1, g))
-           for d in (2, 10)}
+    res = {
+        d: (
+            models_needed(d, "9.4", bud, 3 if full else 1, g),
+            models_needed(d, "9.5", bud, 3 if full else 1, g),
+        )
+        for d in (2, 10)
+    }
     ok = all(0 < b < a for a, b in res.values())
-    return dict(measured="; ".join(f"d={d}: m_9.4 = {a}, m_9.5 = {b} (x{a / b:.2f})" for d, (a, b) in res.items()),
-                tolerance="m_9.5 < m_9.4", passed=ok)
+    return dict(
+        measured="; ".join(
+            f"d={d}: m_9.4 = {a}, m_9.5 = {b} (x{a / b:.2f})" for d, (a, b) in res.items()
+        ),
+        tolerance="m_9.5 < m_9.4",
+        passed=ok,
+    )
 
 # %% ../nbs/13_tukey.ipynb #78de28dd
-@register_check("tukey_n_tilde", "P(n_tilde > n) = eta for n_tilde = n + Lap(1/eps') - ln(1/(2 eta))/eps' "
-                "(within 5 binomial standard errors); m = floor(n_tilde / d) is post-processing",
-                source="Dick, Gillenwater & Joseph 2023, §4.2")
+@register_check(
+    "tukey_n_tilde",
+    "P(n_tilde > n) = eta for n_tilde = n + Lap(1/eps') - ln(1/(2 eta))/eps' "
+    "(within 5 binomial standard errors); m = floor(n_tilde / d) is post-processing",
+    source="Dick, Gillenwater & Joseph 2023, §4.2",
+)
 def verify_n_tilde(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     eta, eps, n, k = 0.01, 0.0549, 5000, (200_000 if full else 40_000)
     over = sum(private_n_lower_bound(n, eps, eta, g) > n for _ in range(k))
     z = (over - k * eta) / math.sqrt(k * eta * (1 - eta))
     shift = math.log(1 / (2 * 1e-4)) / eps
-    return dict(measured=f"{over}/{k} = {over / k:.4f} (z = {z:.2f}); shift at eta = 1e-4, eps' = 0.0549: {shift:.1f}",
-                tolerance="|z| < 5", passed=abs(z) < 5)
+    return dict(
+        measured=(
+            f"{over}/{k} = {over / k:.4f} (z = {z:.2f}); shift at eta = 1e-4, eps' = 0.0549:"
+            f" {shift:.1f}"
+        ),
+        tolerance="|z| < 5",
+        passed=abs(z) < 5,
+    )
 
-# %% ../nbs/13_tukey.ipynb #42c531e5
+# %% ../nbs/13_tukey.ipynb #6d9e74ae
 def tukey_step(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=None):
     "The Tukey step on given models: (point or None, M). Vectorised over levels."
     g = as_rng(rng)
@@ -979,23 +1251,31 @@ def tukey_step(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=None):
         return None, M
     return restricted_em_sample(None, t, eps_em, 1, g, profile=prof).points[0], M
 
-
+# %% ../nbs/13_tukey.ipynb #2ce98513
 def tukey_step_loops(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=None):
     "The same steps written straightforwardly (loops over levels and k, rejection sampling)."
     g = as_rng(rng)
     s = np.sort(np.asarray(models, float), axis=0)
     m, d = s.shape
     Q = (m + 1) // 2
-    lv = [math.inf] + [float(np.sum(np.log(s[m - q] - s[q - 1]))) for q in range(1, Q + 1)] + [-math.inf]
-    le = [lv[q] + math.log1p(-math.exp(lv[q + 1] - lv[q])) if lv[q] > lv[q + 1] else -math.inf
-          for q in range(1, Q + 1)]
+    lv = (
+        [math.inf]
+        + [float(np.sum(np.log(s[m - q] - s[q - 1]))) for q in range(1, Q + 1)]
+        + [-math.inf]
+    )
+    le = [
+        lv[q] + math.log1p(-math.exp(lv[q + 1] - lv[q])) if lv[q] > lv[q + 1] else -math.inf
+        for q in range(1, Q + 1)
+    ]
     lw, acc = [math.inf] + [-math.inf] * (Q + 1), -math.inf
-    for q in range(Q, 0, -1):                             # w(V_p) as a running sum from the deepest level
+    for q in range(Q, 0, -1):  # w(V_p) as a running sum from the deepest level
         acc = float(np.logaddexp(acc, eps_em * q + le[q - 1]))
         lw[q] = acc
     M = -1
     for k in range(t - 1):
-        if lv[t - k - 1] - lw[min(t + k - 1, Q + 1)] + eps_em * (t + k + 1) <= math.log(delta_lemma):
+        if lv[t - k - 1] - lw[min(t + k - 1, Q + 1)] + eps_em * (t + k + 1) <= math.log(
+            delta_lemma
+        ):
             M = k
     if not M + g.laplace(0, 1 / eps1) > math.log(1 / (2 * delta_ptr)) / eps1:
         return None, M
@@ -1011,12 +1291,17 @@ def tukey_step_loops(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=N
 def _time(f, reps):
     best = math.inf
     for _ in range(reps):
-        t0 = time.perf_counter(); f(); best = min(best, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
     return best
 
 
-@register_benchmark("tukey", "Tukey step (profile, Lemma 9.5, PTR, one exact draw) on m = 2000 models, d = 10 and "
-                    "100: vectorised vs straightforward loops over levels")
+@register_benchmark(
+    "tukey",
+    "Tukey step (profile, Lemma 9.5, PTR, one exact draw) on m = 2000 models, d = 10 and "
+    "100: vectorised vs straightforward loops over levels",
+)
 def bench_tukey(full: bool = False) -> dict:
     rows, nums = [], {}
     bud = tukey_budget(math.log(3), 1e-5, paper_accounting=True)
@@ -1024,9 +1309,12 @@ def bench_tukey(full: bool = False) -> dict:
         B = np.random.default_rng(d).normal(size=(2000, d))
         args = (depth_for(2000), bud.eps_em, bud.eps1, bud.delta_lemma, bud.delta_in)
         a, b = tukey_step(B, *args, rng=1), tukey_step_loops(B, *args, rng=1)
-        assert a[1] == b[1]                               # same M from both
+        assert a[1] == b[1]  # same M from both
         ours = _time(lambda: tukey_step(B, *args, rng=1), 5 if full else 3)
         base = _time(lambda: tukey_step_loops(B, *args, rng=1), 3 if full else 1)
-        rows.append(f"d={d}: ours {ours * 1e3:.1f} ms, loops {base * 1e3:.1f} ms, ratio {base / ours:.1f}x (M = {a[1]})")
+        rows.append(
+            f"d={d}: ours {ours * 1e3:.1f} ms, loops {base * 1e3:.1f} ms, ratio {base / ours:.1f}x"
+            f" (M = {a[1]})"
+        )
         nums[f"ratio_d{d}"] = base / ours
     return dict(table="\n".join(rows), numbers=nums)
