@@ -1007,6 +1007,7 @@ def tukey_regression(
     eta=None,
     paper_accounting: bool = False,
     n_tilde=None,
+    n_models=None,
 ) -> TukeyResult:
     """Private linear regression by the Tukey mechanism with PTR (Dick, Gillenwater & Joseph 2023,
     Section 4.2).
@@ -1028,9 +1029,11 @@ def tukey_regression(
     paper_accounting : bool
         Reproduce the paper's accounting (not private at the data level; for comparison only).
     n_tilde : float, optional
-        A private lower bound on n released by the caller (who accounts for it and for P(n_tilde >
-        n));
-        then no budget is spent here on n.
+        A private lower bound on n released by the caller, who accounts for it and for the event
+        floor(n_tilde) > n; then no budget is spent here on n.
+    n_models : int, optional
+        Number of models m, which must be a function of private quantities only (e.g. the paper's
+        floor(n_tilde / k) after selecting k features). Default floor(n_tilde / d).
 
     Returns
     -------
@@ -1048,10 +1051,10 @@ def tukey_regression(
         nt = float(n_tilde)
         if math.isnan(nt):
             raise ValueError("n_tilde must not be NaN")
-    m = int(max(nt, 0) // d)
+    m = int(max(nt, 0) // d) if n_models is None else check_int(n_models, "n_models", low=1)
     t = depth_for(m)
     res = lambda status, val=None, M=-1: TukeyResult(val, spend, status, nt, m, t, M, bud)
-    if t < 2:
+    if t < 2 or nt < m:
         return res("too_few_models")
     batches = make_batches(n, m, int(nt // m), g)
     if batches is None:
@@ -1087,6 +1090,9 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         P(n_tilde > n) (see `tukey_budget`).
     paper_accounting : bool
         The paper's accounting (for comparison only; not private at the data level).
+    n_tilde, n_models : optional
+        A private lower bound on n and a number of models released by the caller (pipelines that
+        share one n_tilde); see `tukey_regression`.
 
     Attributes
     ----------
@@ -1097,39 +1103,20 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     n_models_, depth_, distance_, n_tilde_ : diagnostics
     """
 
-    def __init__(
-        self,
-        epsilon: float = 1.0,
-        delta: float = 1e-5,
-        random_state=None,
-        fit_intercept: bool = True,
-        n_share: float = 0.05,
-        eta=None,
-        paper_accounting: bool = False,
-    ):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
+                 fit_intercept: bool = True, n_share: float = 0.05, eta=None,
+                 paper_accounting: bool = False, n_tilde=None, n_models=None):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
-        self.fit_intercept, self.n_share, self.eta, self.paper_accounting = (
-            fit_intercept,
-            n_share,
-            eta,
-            paper_accounting,
-        )
+        self.fit_intercept, self.n_share, self.eta = fit_intercept, n_share, eta
+        self.paper_accounting, self.n_tilde, self.n_models = paper_accounting, n_tilde, n_models
 
     def _design(self, X):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def fit(self, X, y):
         X, y = check_X_y(X, y, min_rows=1)
-        r = tukey_regression(
-            self._design(X),
-            y,
-            self.epsilon,
-            self.delta,
-            as_rng(self.random_state),
-            self.n_share,
-            self.eta,
-            self.paper_accounting,
-        )
+        r = tukey_regression(self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state),
+                             self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models)
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
         self.n_models_, self.depth_, self.distance_, self.n_tilde_ = r.m, r.t, r.distance, r.n_tilde

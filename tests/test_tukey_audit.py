@@ -147,3 +147,21 @@ def test_em_with_factor_two_passes_under_substitution():
     B0, B1, grid, _ = _substitution_pair()
     res = audit(_em_mech(0.5, grid), B0, B1, epsilon=1.0, kind="discrete", vectorized=True, n_trials=100_000, rng=36)
     assert res.passed, str(res)
+
+
+def test_M_is_one_sensitive_under_substitution_too():
+    "Derived in the chapter (removal then addition shifts the volume/weight indices by one, not two)."
+    from dplit.tukey import substitution_sensitivity
+    assert substitution_sensitivity(600, rng=41) <= 1
+
+
+def test_k_equal_t_minus_one_never_accepted():
+    "V_0 is infinite: the largest certifiable k is t - 2, whatever delta (the public code wraps the index)."
+    from dplit.tukey import model_profile, ptr_distance_94, ptr_distance_95
+    g = np.random.default_rng(42)
+    for _ in range(200):
+        m = int(g.integers(8, 60))
+        p = model_profile(g.normal(size=(m, int(g.integers(1, 4)))))
+        t = int(g.integers(2, (m + 1) // 2 + 1))
+        for fn in (ptr_distance_94, ptr_distance_95):
+            assert fn(p, t, 5.0, 0.999) <= t - 2
