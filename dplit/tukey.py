@@ -949,9 +949,10 @@ def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
 @dataclass(frozen=True)
 class TukeyResult:
     """Outcome of the Tukey regression. `value` is the coefficient vector, or None when the
-    mechanism released bot;
-    `status` says which: 'ok', 'ptr_failed', 'too_few_models', 'n_tilde_exceeds_n',
-    'degenerate_region'.
+    mechanism released bot; `status` says which: 'ok', 'ptr_failed', 'too_few_models',
+    'n_tilde_exceeds_n', 'degenerate_region'. Released (private): value, status, n_tilde, m, t.
+    `distance` is the exact statistic M(B) before noise -- a diagnostic for tests and the book,
+    NOT private: never publish it.
     """
 
     value: np.ndarray | None
@@ -1100,7 +1101,7 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     ptr_passed_ : bool, whether a model was released
     status_ : str, see `TukeyResult`
     spend_ : PrivacySpend
-    n_models_, depth_, distance_, n_tilde_ : diagnostics
+    n_models_, depth_, n_tilde_ : the number of models, the depth t and the private n_tilde
     """
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
@@ -1119,7 +1120,7 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
                              self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models)
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
-        self.n_models_, self.depth_, self.distance_, self.n_tilde_ = r.m, r.t, r.distance, r.n_tilde
+        self.n_models_, self.depth_, self.n_tilde_ = r.m, r.t, r.n_tilde
         if r.passed:
             self.coef_ = r.value[:-1] if self.fit_intercept else r.value
             self.intercept_ = float(r.value[-1]) if self.fit_intercept else 0.0
