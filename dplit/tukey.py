@@ -34,11 +34,11 @@ __all__ = ['ETA_PAPER', 'check_models', 'ModelProfile', 'model_profile', 'tukey_
            'verify_uniform_in_level', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep',
            'lemma_adversarial', 'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test',
            'verify_ptr_false_pass', 'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick',
-           'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation', 'TukeyBudget', 'tukey_budget',
-           'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols', 'changed_batches',
-           'verify_one_row_one_model', 'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed',
-           'TukeyRegressor', 'models_needed', 'models_needed_table', 'verify_fewer_models', 'verify_n_tilde',
-           'tukey_step', 'tukey_step_loops', 'bench_tukey']
+           'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation', 'step_exact_1d',
+           'verify_step_exact_1d', 'TukeyBudget', 'tukey_budget', 'private_n_lower_bound', 'inside_out_permutation',
+           'make_batches', 'batch_ols', 'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends',
+           'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor', 'models_needed', 'models_needed_table',
+           'verify_fewer_models', 'verify_n_tilde', 'tukey_step', 'tukey_step_loops', 'bench_tukey']
 
 # %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
@@ -704,24 +704,40 @@ def hockey_stick(law_a, law_b, epsilon) -> float:
     return float(max(0.0, law_a[0] - e * law_b[0]) + np.maximum(0.0, law_a[1] - e * law_b[1]).sum())
 
 # %% ../nbs/13_tukey.ipynb #c18e86fb
-def tukey_step_delta_1d(B0, B1, t: int, budget: TukeyBudget, lemma: str = "9.5") -> float:
+def tukey_step_delta_1d(
+    B0, B1, t: int, budget: TukeyBudget, lemma: str = "9.5", epsilon=None, m_shift: float = 0.0
+) -> float:
     """Exact two-sided delta(eps) of the Tukey step (PTR + A_t) between two one-dimensional model
-    sets, at
-    eps = the step's claimed data-level epsilon (budget.eps_T)."""
+    sets: max over events S of P_B0(S) - e^eps P_B1(S) and the same with B0, B1 swapped.
+
+    Parameters
+    ----------
+    B0, B1 : array-like of shape (m0,) and (m1,)
+        The two model sets (one dimension).
+    t : int
+        Restricted depth, the same for both.
+    budget : TukeyBudget
+        Supplies eps1, eps_em, delta_lemma and the PTR delta (delta_in).
+    lemma : {'9.5', '9.4'}
+        Which M the PTR test uses.
+    epsilon : float, optional
+        The eps of the divergence; default budget.eps_T (the data-level claim).
+    m_shift : float
+        Test-only mutant: PTR sees M + m_shift (inf = no PTR at all).
+
+    Returns
+    -------
+    float, the exact delta.
+    """
+    eps = budget.eps_T if epsilon is None else check_epsilon(epsilon)
+    fn = ptr_distance_95 if lemma == "9.5" else ptr_distance_94
     grid = np.unique(np.concatenate([np.ravel(B0), np.ravel(B1)]))
     laws = []
     for B in (B0, B1):
-        prof = model_profile(np.reshape(B, (-1, 1)))
-        fn = ptr_distance_95 if lemma == "9.5" else ptr_distance_94
-        M = fn(prof, t, budget.eps_em, budget.delta_lemma)
-        laws.append(
-            exact_output_law_1d(
-                B, t, budget.eps_em, ptr_pass_probability(M, budget.eps1, budget.delta_in), grid
-            )
-        )
-    return max(
-        hockey_stick(laws[0], laws[1], budget.eps_T), hockey_stick(laws[1], laws[0], budget.eps_T)
-    )
+        M = fn(model_profile(np.reshape(B, (-1, 1))), t, budget.eps_em, budget.delta_lemma)
+        pp = ptr_pass_probability(M + m_shift, budget.eps1, budget.delta_in)
+        laws.append(exact_output_law_1d(B, t, budget.eps_em, pp, grid))
+    return max(hockey_stick(laws[0], laws[1], eps), hockey_stick(laws[1], laws[0], eps))
 
 # %% ../nbs/13_tukey.ipynb #8bbded2b
 def substitution_sensitivity(n_sets: int, rng=None) -> int:
@@ -763,6 +779,59 @@ def verify_relation(full: bool = False, rng=None) -> dict:
         ),
         tolerance="add <= eps; 1.5 eps < substitute <= 2 eps; |dM| <= 1",
         passed=ok,
+    )
+
+# %% ../nbs/13_tukey.ipynb #843f0da0
+def _gap_models(g, m: int, t: int) -> np.ndarray:
+    "An unsafe 1-D set: t - 1 models far left, the model of rank t at -1e6, the rest N(0, 1)."
+    far = -1e9 - g.random(t - 1)
+    return np.sort(np.concatenate([far, [-1e6], g.normal(size=m - t)]))
+
+
+def step_exact_1d(B, t: int, budget: TukeyBudget, m_shift: float = 0.0, stride: int = 1):
+    """Worst exact delta of the Tukey step over add/remove neighbours of the 1-D set B (at eps_in)
+    and over substitutions on a grid (every `stride`-th model and position, at eps_T), as ratios
+    to the claims delta_in and delta_T."""
+    b = np.sort(np.ravel(B))
+    pos = np.concatenate([[b[0] - 1e3, b[-1] + 1e3], 0.5 * (b[:-1] + b[1:])])
+    f = lambda C, e: tukey_step_delta_1d(b, C, t, budget, epsilon=e, m_shift=m_shift)
+    add = max(
+        [f(np.delete(b, i), budget.eps_in) for i in range(len(b))]
+        + [f(np.append(b, x), budget.eps_in) for x in pos[::stride]]
+    )
+    sub = max(
+        f(np.append(np.delete(b, i), x), budget.eps_T)
+        for i in range(0, len(b), 2 * stride)
+        for x in pos[:: 2 * stride]
+    )
+    return add / budget.delta_in, sub / budget.delta_T
+
+# %% ../nbs/13_tukey.ipynb #8cbd5ec7
+@register_check(
+    "tukey_step_exact_1d",
+    "exact delta of PTR + A_t in 1-D (shipped budget eps = 4, delta = 0.05, m = 40): <= delta_in"
+    " for one model added/removed and <= delta_T for one substituted, on Gaussian and unsafe gap"
+    " sets; without PTR, or with M overstated by 2, the gap set breaks the claim",
+    source="Dick, Gillenwater & Joseph 2023, Lemma 9.5 (2); Brown et al. 2021",
+)
+def verify_step_exact_1d(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    bud, m = tukey_budget(4.0, 0.05), 40
+    t = depth_for(m)
+    sets = [g.normal(size=m) for _ in range(3 if full else 1)] + [_gap_models(g, m, t)]
+    res = [step_exact_1d(B, t, bud, stride=1 if full else 2) for B in sets]
+    gap = sets[-1]
+    mut = [step_exact_1d(gap, t, bud, s, stride=4) for s in (math.inf, 2.0)]
+    worst = max(max(r) for r in res)
+    return dict(
+        measured=(
+            f"delta / claim (add, substitute): "
+            + "; ".join(f"({a:.3g}, {s:.3g})" for a, s in res)
+            + f" [last = gap set]; no PTR: ({mut[0][0]:.3g}, {mut[0][1]:.3g}); M + 2:"
+            f" ({mut[1][0]:.3g}, {mut[1][1]:.3g})"
+        ),
+        tolerance="<= 1; both mutants > 1 on the add/remove claim",
+        passed=worst <= 1 and mut[0][0] > 1 and mut[1][0] > 1,
     )
 
 # %% ../nbs/13_tukey.ipynb #d322cc5a
