@@ -31,14 +31,15 @@ from .verify import register_benchmark, register_check
 __all__ = ['ETA_PAPER', 'check_models', 'ModelProfile', 'model_profile', 'tukey_depth', 'log1mexp', 'level_log_volumes',
            'log_weights', 'check_depth', 'level_log_probs', 'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample',
            'depth_law_pvalue', 'verify_depth_law', 'first_depth_coordinate', 'uniformity_pvalue',
-           'verify_uniform_in_level', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep',
-           'lemma_adversarial', 'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test',
-           'verify_ptr_false_pass', 'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick',
-           'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation', 'step_exact_1d',
-           'verify_step_exact_1d', 'TukeyBudget', 'tukey_budget', 'private_n_lower_bound', 'inside_out_permutation',
-           'make_batches', 'batch_ols', 'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends',
-           'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor', 'models_needed', 'models_needed_table',
-           'verify_fewer_models', 'verify_n_tilde', 'tukey_step', 'tukey_step_loops', 'bench_tukey']
+           'verify_uniform_in_level', 'cell_law_pvalue', 'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95',
+           'lemma_sensitivity_sweep', 'lemma_adversarial', 'verify_lemma95_sensitivity', 'ptr_threshold',
+           'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass', 'em_log_ratio_1d', 'worst_em_ratio_1d',
+           'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation',
+           'step_exact_1d', 'verify_step_exact_1d', 'TukeyBudget', 'tukey_budget', 'private_n_lower_bound',
+           'inside_out_permutation', 'make_batches', 'batch_ols', 'changed_batches', 'verify_one_row_one_model',
+           'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor',
+           'models_needed', 'models_needed_table', 'verify_fewer_models', 'verify_n_tilde', 'tukey_step',
+           'tukey_step_loops', 'bench_tukey']
 
 # %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
@@ -221,9 +222,11 @@ def _uniform(lo, hi, rng):
 
 
 def _points_at_levels(
-    profile: ModelProfile, levels: np.ndarray, rng, wrong_weights: bool = False
+    profile: ModelProfile, levels: np.ndarray, rng, wrong_weights: bool = False, half_sides=False
 ) -> np.ndarray:
-    "One uniform point of E_q for each q in `levels` (every level must have positive volume)."
+    """One uniform point of E_q for each q in `levels` (every level must have positive volume).
+    `wrong_weights`, `half_sides`: test-only mutants (public code's piece weights; the two end
+    intervals of coordinate j chosen with probability 1/2 each instead of by length)."""
     s, m, d, Q = profile.sorted, profile.m, profile.d, profile.q_max
     out = np.empty((levels.shape[0], d))
     for q in np.unique(levels):
@@ -246,6 +249,9 @@ def _points_at_levels(
             left = inner_lo[j] - jl
             right = jh - inner_hi[j]
             u = rng.random(k) * (left + right)
+            if half_sides:  # mutant: a fair coin for the side, then uniform on that side
+                u = np.where(rng.random(k) < 0.5, u / (left + right) * left,
+                             left + u / (left + right) * right)
             yj = np.where(u < left, jl + u, inner_hi[j] + (u - left))
         else:
             yj = _uniform(jl, jh, rng)
@@ -293,9 +299,9 @@ def restricted_em_sample(
         Randomness.
     profile : ModelProfile, optional
         Precomputed profile.
-    mutant : {None, 'deeper', 'weights'}
-        Test-only wrong variants of the public code: sample one level deeper than drawn, or wrong
-        piece weights.
+    mutant : {None, 'deeper', 'weights', 'sides'}
+        Test-only wrong variants: the public code's (sample one level deeper than drawn; wrong
+        piece weights) and a fair coin for the side of the level's end intervals.
 
     Returns
     -------
@@ -304,8 +310,8 @@ def restricted_em_sample(
     prof = profile if profile is not None else model_profile(models)
     g = as_rng(rng)
     k = check_int(size, "size", low=1)
-    if mutant not in (None, "deeper", "weights"):
-        raise ValueError(f"mutant must be None, 'deeper' or 'weights', got {mutant!r}")
+    if mutant not in (None, "deeper", "weights", "sides"):
+        raise ValueError(f"mutant must be None, 'deeper', 'weights' or 'sides', got {mutant!r}")
     lp = level_log_probs(prof, t, epsilon)
     if not np.isfinite(lp).any():
         raise ValueError(f"the region of depth >= t = {t} has volume 0 (ties?): A_t is undefined")
@@ -314,7 +320,9 @@ def restricted_em_sample(
     if mutant == "deeper":
         ok = np.isfinite(level_log_volumes(prof))
         drawn = np.array([q + 1 if q + 1 <= prof.q_max and ok[q + 1] else q for q in levels])
-    pts = _points_at_levels(prof, drawn, g, wrong_weights=(mutant == "weights"))
+    pts = _points_at_levels(
+        prof, drawn, g, wrong_weights=(mutant == "weights"), half_sides=(mutant == "sides")
+    )
     return TukeyDraw(pts, levels)
 
 # %% ../nbs/13_tukey.ipynb #07c1fc69
@@ -431,6 +439,48 @@ def verify_uniform_in_level(full: bool = False, rng=None) -> dict:
         ),
         tolerance="p > 1e-4; mutant (d >= 3) p < 1e-6; 1e-12",
         passed=ok,
+    )
+
+# %% ../nbs/13_tukey.ipynb #79c5c6d6
+def cell_law_pvalue(models, t: int, epsilon, n: int = 100_000, rng=None, mutant=None) -> float:
+    """Chi-square p-value of the grid-cell counts of n outputs of A_t (d = 2) against the exact cell
+    probabilities exp(eps depth) x area on S_t."""
+    prof = model_profile(models)
+    if prof.d != 2:
+        raise ValueError(f"models must have d = 2 columns, got {prof.d}")
+    s, eps = prof.sorted, check_epsilon(epsilon)
+    mid = [0.5 * (s[1:, j] + s[:-1, j]) for j in range(2)]
+    with np.errstate(divide="ignore"):
+        logw = [np.log(np.diff(s[:, j])) for j in range(2)]
+    cx, cy = np.meshgrid(mid[0], mid[1], indexing="ij")
+    dep = tukey_depth(np.column_stack([cx.ravel(), cy.ravel()]), profile=prof)
+    with np.errstate(invalid="ignore"):
+        logp = eps * dep + (logw[0][:, None] + logw[1][None, :]).ravel()
+    logp = np.where((dep >= t) & np.isfinite(logp), logp, -np.inf)
+    pts = restricted_em_sample(None, t, eps, n, rng, profile=prof, mutant=mutant).points
+    ij = [np.clip(np.searchsorted(s[:, j], pts[:, j], "right") - 1, 0, prof.m - 2) for j in range(2)]
+    counts = np.bincount(ij[0] * (prof.m - 1) + ij[1], minlength=logp.shape[0])
+    if counts[~np.isfinite(logp)].sum() > 0:
+        return 0.0
+    return _chi2(counts, logp - special.logsumexp(logp))
+
+
+@register_check(
+    "tukey_cell_law_2d",
+    "d = 2: the cell counts of A_t's outputs follow exp(eps depth) x area (chi-square p > 1e-4);"
+    " a fair-coin side choice, one level deeper and the public piece weights are rejected"
+    " (p < 1e-6)",
+    source="Dick, Gillenwater & Joseph 2023, Def 9.2",
+)
+def verify_cell_law(full: bool = False, rng=None) -> dict:
+    n, g = (400_000 if full else 100_000), as_rng(rng)
+    B, t, e = _fixed_sets(np.random.default_rng(7))[0]
+    p = cell_law_pvalue(B, t, e, n, g)
+    pm = {mu: cell_law_pvalue(B, t, e, n, g, mu) for mu in ("sides", "deeper", "weights")}
+    return dict(
+        measured=f"p = {p:.3g}; mutants: " + ", ".join(f"{k} p = {v:.2g}" for k, v in pm.items()),
+        tolerance="p > 1e-4; every mutant p < 1e-6",
+        passed=p > 1e-4 and max(pm.values()) < 1e-6,
     )
 
 # %% ../nbs/13_tukey.ipynb #c0592a4d
