@@ -35,7 +35,7 @@ __all__ = ['ETA_PAPER', 'check_models', 'ModelProfile', 'model_profile', 'tukey_
            'lemma_sensitivity_sweep', 'lemma_adversarial', 'verify_lemma95_sensitivity', 'ptr_threshold',
            'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass', 'em_log_ratio_1d', 'worst_em_ratio_1d',
            'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation',
-           'step_exact_1d', 'verify_step_exact_1d', 'TukeyBudget', 'tukey_budget', 'private_n_lower_bound',
+           'TukeyBudget', 'tukey_budget', 'step_exact_1d', 'verify_step_exact_1d', 'private_n_lower_bound',
            'inside_out_permutation', 'make_batches', 'batch_ols', 'changed_batches', 'verify_one_row_one_model',
            'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor',
            'models_needed', 'models_needed_table', 'verify_fewer_models', 'verify_n_tilde', 'tukey_step',
@@ -269,6 +269,17 @@ class TukeyDraw:
     points: np.ndarray
     levels: np.ndarray
 
+# %% ../nbs/13_tukey.ipynb #f0ed258d
+def _draw_levels(prof: ModelProfile, t: int, lp: np.ndarray, k: int, g, deeper: bool = False):
+    """k levels q >= t by Gumbel-max on their log-probabilities `lp`; returns (levels, levels to
+    sample from). `deeper` is the public code's slip (a test-only mutant): the point is drawn one
+    level deeper than the level chosen, when that level exists."""
+    levels = t + np.argmax(lp[None, :] + g.gumbel(size=(k, lp.shape[0])), axis=1)
+    if not deeper:
+        return levels, levels
+    ok = np.isfinite(level_log_volumes(prof))
+    return levels, np.array([q + 1 if q + 1 <= prof.q_max and ok[q + 1] else q for q in levels])
+
 # %% ../nbs/13_tukey.ipynb #308edfc9
 def restricted_em_sample(
     models,
@@ -315,11 +326,7 @@ def restricted_em_sample(
     lp = level_log_probs(prof, t, epsilon)
     if not np.isfinite(lp).any():
         raise ValueError(f"the region of depth >= t = {t} has volume 0 (ties?): A_t is undefined")
-    levels = t + np.argmax(lp[None, :] + g.gumbel(size=(k, lp.shape[0])), axis=1)
-    drawn = levels
-    if mutant == "deeper":
-        ok = np.isfinite(level_log_volumes(prof))
-        drawn = np.array([q + 1 if q + 1 <= prof.q_max and ok[q + 1] else q for q in levels])
+    levels, drawn = _draw_levels(prof, t, lp, k, g, deeper=(mutant == "deeper"))
     pts = _points_at_levels(
         prof, drawn, g, wrong_weights=(mutant == "weights"), half_sides=(mutant == "sides")
     )
@@ -458,13 +465,14 @@ def cell_law_pvalue(models, t: int, epsilon, n: int = 100_000, rng=None, mutant=
         logp = eps * dep + (logw[0][:, None] + logw[1][None, :]).ravel()
     logp = np.where((dep >= t) & np.isfinite(logp), logp, -np.inf)
     pts = restricted_em_sample(None, t, eps, n, rng, profile=prof, mutant=mutant).points
-    ij = [np.clip(np.searchsorted(s[:, j], pts[:, j], "right") - 1, 0, prof.m - 2) for j in range(2)]
+    ij = [np.searchsorted(s[:, j], pts[:, j], "right") - 1 for j in range(2)]
+    ij = [np.clip(c, 0, prof.m - 2) for c in ij]
     counts = np.bincount(ij[0] * (prof.m - 1) + ij[1], minlength=logp.shape[0])
     if counts[~np.isfinite(logp)].sum() > 0:
         return 0.0
     return _chi2(counts, logp - special.logsumexp(logp))
 
-
+# %% ../nbs/13_tukey.ipynb #cfe9148c
 @register_check(
     "tukey_cell_law_2d",
     "d = 2: the cell counts of A_t's outputs follow exp(eps depth) x area (chi-square p > 1e-4);"
@@ -831,6 +839,89 @@ def verify_relation(full: bool = False, rng=None) -> dict:
         passed=ok,
     )
 
+# %% ../nbs/13_tukey.ipynb #d322cc5a
+ETA_PAPER = 1e-4  # Dick, Gillenwater & Joseph (2023), Section 4.3
+
+
+@dataclass(frozen=True)
+class TukeyBudget:
+    """Where every epsilon and delta of the Tukey regression goes (see the budget section of the
+    chapter).
+    """
+
+    epsilon: float
+    delta: float
+    eps_n: float  # Laplace count for n_tilde
+    eta: float  # P(n_tilde > n)
+    delta_n: float  # data-level cost of the batch coupling failing (floor(n_tilde) > n)
+    eps_T: float  # Tukey step, data level
+    delta_T: float
+    eps_in: float  # Tukey step, one model added or removed
+    delta_in: float
+    eps1: float  # PTR test
+    eps_em: float  # restricted exponential mechanism
+    delta_lemma: float  # delta handed to Lemma 9.5
+    tau: float  # PTR threshold
+    paper_accounting: bool
+
+# %% ../nbs/13_tukey.ipynb #e664fdc8
+def _eta_cost(eta, dlt: float, eps_n: float, paper_accounting: bool) -> tuple:
+    """eta = P(n_tilde > n) and its data-level cost delta_n = eta e^{eps_n} (0 when the paper's
+    accounting is reproduced or n_tilde is supplied by the caller, eps_n = 0)."""
+    if eta is None:
+        eta = ETA_PAPER if paper_accounting else 0.1 * dlt * math.exp(-eps_n)
+    eta = check_delta(eta, "eta", positive=True)
+    delta_n = 0.0 if (paper_accounting or eps_n == 0) else eta * math.exp(eps_n)
+    if delta_n >= dlt:
+        raise ValueError(
+            f"eta = {eta:g} costs delta_n = eta exp(eps_n) = {delta_n:g} >= delta = {dlt:g};"
+            " lower eta"
+        )
+    return eta, delta_n
+
+# %% ../nbs/13_tukey.ipynb #5715ea34
+def tukey_budget(
+    epsilon, delta, n_share: float = 0.05, eta=None, paper_accounting: bool = False
+) -> TukeyBudget:
+    """Split (epsilon, delta) for data-level add/remove neighbours.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Total budget (delta in (0, 1)).
+    n_share : float
+        Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
+    eta : float, optional
+        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
+        exp(-eps_n), so that the
+        coupling's failure costs delta_n = eta exp(eps_n) = delta / 10.
+    paper_accounting : bool
+        True reproduces the paper's accounting (one data row = one model added/removed, eta not
+        charged);
+        False (default) charges one model substitution as two add/remove steps (group privacy) and
+        eta.
+
+    Returns
+    -------
+    TukeyBudget
+    """
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta, positive=True)
+    share = float(n_share)
+    if not (0.0 <= share < 1.0) or math.isnan(share):
+        raise ValueError(f"n_share must be in [0, 1), got {n_share!r}")
+    eps_n = share * eps
+    eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
+    eps_T, delta_T = eps - eps_n, dlt - delta_n
+    if paper_accounting:
+        eps_in, delta_in = eps_T, delta_T
+    else:
+        eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
+    eps1 = eps_em = eps_in / 2
+    delta_lemma, tau = delta_in / (8 * math.exp(eps_em)), ptr_threshold(eps1, delta_in)
+    return TukeyBudget(eps, dlt, eps_n, eta, delta_n, eps_T, delta_T, eps_in, delta_in, eps1,
+                       eps_em, delta_lemma, tau, bool(paper_accounting))
+
 # %% ../nbs/13_tukey.ipynb #843f0da0
 def _gap_models(g, m: int, t: int) -> np.ndarray:
     "An unsafe 1-D set: t - 1 models far left, the model of rank t at -1e6, the rest N(0, 1)."
@@ -867,7 +958,7 @@ def step_exact_1d(B, t: int, budget: TukeyBudget, m_shift: float = 0.0, stride: 
 def verify_step_exact_1d(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     bud, m = tukey_budget(4.0, 0.05), 40
-    t = depth_for(m)
+    t = (m // 2) // 2  # depth_for(m), defined with the mechanism below
     sets = [g.normal(size=m) for _ in range(3 if full else 1)] + [_gap_models(g, m, t)]
     res = [step_exact_1d(B, t, bud, stride=1 if full else 2) for B in sets]
     gap = sets[-1]
@@ -882,95 +973,6 @@ def verify_step_exact_1d(full: bool = False, rng=None) -> dict:
         ),
         tolerance="<= 1; both mutants > 1 on the add/remove claim",
         passed=worst <= 1 and mut[0][0] > 1 and mut[1][0] > 1,
-    )
-
-# %% ../nbs/13_tukey.ipynb #d322cc5a
-ETA_PAPER = 1e-4  # Dick, Gillenwater & Joseph (2023), Section 4.3
-
-
-@dataclass(frozen=True)
-class TukeyBudget:
-    """Where every epsilon and delta of the Tukey regression goes (see the budget section of the
-    chapter).
-    """
-
-    epsilon: float
-    delta: float
-    eps_n: float  # Laplace count for n_tilde
-    eta: float  # P(n_tilde > n)
-    delta_n: float  # data-level cost of the batch coupling failing (floor(n_tilde) > n)
-    eps_T: float  # Tukey step, data level
-    delta_T: float
-    eps_in: float  # Tukey step, one model added or removed
-    delta_in: float
-    eps1: float  # PTR test
-    eps_em: float  # restricted exponential mechanism
-    delta_lemma: float  # delta handed to Lemma 9.5
-    tau: float  # PTR threshold
-    paper_accounting: bool
-
-# %% ../nbs/13_tukey.ipynb #5715ea34
-def tukey_budget(
-    epsilon, delta, n_share: float = 0.05, eta=None, paper_accounting: bool = False
-) -> TukeyBudget:
-    """Split (epsilon, delta) for data-level add/remove neighbours.
-
-    Parameters
-    ----------
-    epsilon, delta : float
-        Total budget (delta in (0, 1)).
-    n_share : float
-        Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
-    eta : float, optional
-        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
-        exp(-eps_n), so that the
-        coupling's failure costs delta_n = eta exp(eps_n) = delta / 10.
-    paper_accounting : bool
-        True reproduces the paper's accounting (one data row = one model added/removed, eta not
-        charged);
-        False (default) charges one model substitution as two add/remove steps (group privacy) and
-        eta.
-
-    Returns
-    -------
-    TukeyBudget
-    """
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta, positive=True)
-    share = float(n_share)
-    if not (0.0 <= share < 1.0) or math.isnan(share):
-        raise ValueError(f"n_share must be in [0, 1), got {n_share!r}")
-    eps_n = share * eps
-    if eta is None:
-        eta = ETA_PAPER if paper_accounting else 0.1 * dlt * math.exp(-eps_n)
-    eta = check_delta(eta, "eta", positive=True)
-    delta_n = 0.0 if (paper_accounting or share == 0) else eta * math.exp(eps_n)
-    if delta_n >= dlt:
-        raise ValueError(
-            f"eta = {eta:g} costs delta_n = eta exp(eps_n) = {delta_n:g} >= delta = {dlt:g};"
-            " lower eta"
-        )
-    eps_T, delta_T = eps - eps_n, dlt - delta_n
-    if paper_accounting:
-        eps_in, delta_in = eps_T, delta_T
-    else:
-        eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
-    eps1 = eps_em = eps_in / 2
-    return TukeyBudget(
-        eps,
-        dlt,
-        eps_n,
-        eta,
-        delta_n,
-        eps_T,
-        delta_T,
-        eps_in,
-        delta_in,
-        eps1,
-        eps_em,
-        delta_in / (8 * math.exp(eps_em)),
-        ptr_threshold(eps1, delta_in),
-        bool(paper_accounting),
     )
 
 # %% ../nbs/13_tukey.ipynb #ab936a54
@@ -1116,6 +1118,17 @@ def depth_for(m: int) -> int:
     "t = floor(floor(m/2)/2), as in the reference implementation (about m/4)."
     return (m // 2) // 2
 
+# %% ../nbs/13_tukey.ipynb #bd2a46e9
+def _tukey_release(prof: ModelProfile, t: int, bud: TukeyBudget, g) -> tuple:
+    """The Tukey step on the models' profile: (status, point or None, M). PTR on M_9.5 first; a
+    region of volume 0 has M = -1, so after a pass it is a false pass (probability <= delta_in)."""
+    M = ptr_distance_95(prof, t, bud.eps_em, bud.delta_lemma)
+    if not ptr_test(M, bud.eps1, bud.delta_in, g):
+        return "ptr_failed", None, M
+    if not np.isfinite(level_log_probs(prof, t, bud.eps_em)).any():
+        return "degenerate_region", None, M
+    return "ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M
+
 # %% ../nbs/13_tukey.ipynb #39601c45
 def tukey_regression(
     X,
@@ -1169,8 +1182,8 @@ def tukey_regression(
         nt = private_n_lower_bound(n, bud.eps_n, bud.eta, g)
     else:
         nt = float(n_tilde)
-        if math.isnan(nt):
-            raise ValueError("n_tilde must not be NaN")
+        if not math.isfinite(nt):
+            raise ValueError(f"n_tilde must be finite, got {n_tilde!r}")
     m = int(max(nt, 0) // d) if n_models is None else check_int(n_models, "n_models", low=1)
     t = depth_for(m)
     res = lambda status, val=None, M=-1: TukeyResult(val, spend, status, nt, m, t, M, bud)
@@ -1179,13 +1192,8 @@ def tukey_regression(
     batches = make_batches(n, m, int(nt // m), g)
     if batches is None:
         return res("n_tilde_exceeds_n")
-    prof = model_profile(batch_ols(X, y, batches))
-    M = ptr_distance_95(prof, t, bud.eps_em, bud.delta_lemma)
-    if not ptr_test(M, bud.eps1, bud.delta_in, g):
-        return res("ptr_failed", M=M)
-    if not np.isfinite(level_log_probs(prof, t, bud.eps_em)).any():
-        return res("degenerate_region", M=M)
-    return res("ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M)
+    status, value, M = _tukey_release(model_profile(batch_ols(X, y, batches)), t, bud, g)
+    return res(status, value, M)
 
 # %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
@@ -1235,8 +1243,10 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = check_X_y(X, y, min_rows=1)
-        r = tukey_regression(self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state),
-                             self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models)
+        r = tukey_regression(
+            self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state),
+            self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models,
+        )
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
         self.n_models_, self.depth_, self.n_tilde_ = r.m, r.t, r.n_tilde

@@ -82,6 +82,9 @@ def test_bad_budget_parameters():
         private_n_lower_bound(100, 1.0, 0.0)
     with pytest.raises(ValueError, match="n_tilde"):
         tukey_regression(X, Y, 1.0, 1e-5, n_tilde=np.nan)
+    for bad in (np.inf, -np.inf):
+        with pytest.raises(ValueError, match="n_tilde"):
+            tukey_regression(X, Y, 1.0, 1e-5, n_tilde=bad)
     with pytest.raises((ValueError, TypeError), match="m"):
         make_batches(10, 0, 2)
 
