@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dplit.audit import audit
-from dplit.tukey import (ptr_test, ptr_threshold, tukey_budget, tukey_regression, verify_depth_law,
-                         verify_lemma95_sensitivity, verify_uniform_in_level)
+from dplit.tukey import (ptr_test, ptr_threshold, tukey_budget, tukey_regression, verify_cell_law, verify_depth_law,
+                         verify_lemma95_sensitivity, verify_step_exact_1d, verify_uniform_in_level)
 
 DELTA = 1e-5
 
@@ -100,6 +100,20 @@ def test_sampler_checks_at_seeds(seed):
     for chk in (verify_depth_law, verify_uniform_in_level):
         rec = chk(rng=seed)
         assert rec.passed, rec.measured
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cell_law_at_seeds(seed):
+    "The whole law of A_t in d = 2 (grid cells); a fair-coin side choice and both public-code slips are rejected."
+    rec = verify_cell_law(rng=seed)
+    assert rec.passed, rec.measured
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_whole_step_exact_1d_at_seed(seed):
+    "Exact delta of PTR + A_t in 1-D within (eps_in, delta_in) and (eps_T, delta_T); no-PTR and M+2 mutants caught."
+    rec = verify_step_exact_1d(rng=seed)
+    assert rec.passed, rec.measured
 
 
 @pytest.mark.parametrize("seed", [4, 5])
