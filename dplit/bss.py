@@ -24,11 +24,12 @@ from .verify import register_check
 __all__ = ['LOSSES', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance', 'score_upper_bound',
            'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact',
            'verify_hinge_score', 'clip_data', 'exponential_support_log_probs', 'exponential_support_select',
-           'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_select',
-           'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member',
-           'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law',
-           'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio', 'hockey_stick', 'grid_rows',
-           'neighbour_scores', 'privacy_instance', 'exact_loss']
+           'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample',
+           'top_r_select', 'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs',
+           'uniform_bucket_member', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select', 'top_r_log_law',
+           'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio', 'hockey_stick',
+           'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
+           'verify_p0_logspace', 'verify_topr_law']
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -541,6 +542,15 @@ def tail_sampler(listed, p: int, s: int, T, rng=None):
             return S, t
 
 
+def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None) -> tuple:
+    """One draw of Algorithm 1 given the R best supports and their scores (sorted): a ~ P0 by Gumbel-max, then
+    the listed support or the tail sampler M0."""
+    g = as_rng(rng)
+    lp = top_r_log_p0(scores, p, s, epsilon, delta)
+    a = int(np.argmax(lp + g.gumbel(size=lp.shape)))
+    return tuple(np.asarray(supports)[a].tolist()) if a < len(scores) else tail_sampler(supports, p, s, T, g)[0]
+
+
 def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b_y=0.5, loss: str = "squared",
                  bound: str = "tight", search=None, rng=None) -> Release:
     """Top-R (Algorithm 1): exponential weights on the R best supports plus one tail atom, then M0.
@@ -566,10 +576,7 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
     search = ExhaustiveSearch() if search is None else search
     S, v = search.top_r(X, y, s, R, r=r, loss=loss)
     v = _check_certificates(X, y, S, v, r, loss, score_tolerance(n, b_y=b_y, loss=loss))
-    g = as_rng(rng)
-    lp = top_r_log_p0(v, p, s, eps, D)
-    a = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-    out = tuple(S[a].tolist()) if a < R else tail_sampler(S, p, s, T, g)[0]
+    out = top_r_sample(S, v, p, s, eps, D, T, as_rng(rng))
     e_spent = theorem1_epsilon(eps, T, R, p, s, n, b_x=b_x, b_y=b_y, r=r, loss=loss, bound=bound)
     return Release(out, _spend(e_spent, f"top-R (R={R}, T={T})"))
 
@@ -810,3 +817,138 @@ def privacy_instance(n: int, p: int, s: int, *, b_x=1.0, b_y=1.0, signal=1.0, no
 def exact_loss(scores_D, scores_N, law, **kw) -> float:
     "Worst |log ratio| between law(D) and law(D') over all neighbours (rows of scores_N) and supports."
     return worst_log_ratio(law(scores_D, **kw), law(scores_N, **kw))
+
+# %% ../nbs/50_bss.ipynb #99b5c55c
+def _constructed_pair(n, s, b_x, b_y, r, loss):
+    c = b_x * r * math.sqrt(s)
+    X = np.full((n, s), b_x)
+    y = np.full(n, c if loss == "squared" else 1.0)
+    y2 = y.copy()
+    y2[-1] = -b_y if loss == "squared" else -1.0
+    S = np.arange(s)
+    return abs(support_score(X, y2, S, r=r, loss=loss) - support_score(X, y, S, r=r, loss=loss))
+
+
+@register_check("bss_sensitivity", "no neighbouring pair exceeds Delta = (b_y + b_x r sqrt s)^2 (squared) or "
+                "(1 + r b_x sqrt s)/n (hinge); a constructed pair reaches >= 0.99 of it; Lemma A.1 is looser",
+                source="Prastakos, Behdin & Mazumder (2025), Lemma A.1, Lemma C.1")
+def verify_sensitivity(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    s, p, b_x, b_y, r = 2, 4, 0.5, 2.0, 1.1
+    worst = {"squared": 0.0, "hinge": 0.0}
+    for loss in LOSSES:
+        rr = r if loss == "squared" else math.sqrt(2.0)
+        for _ in range((60 if full else 12) if loss == "squared" else (16 if full else 4)):
+            n = int(g.integers(3, 12))
+            X = g.uniform(-b_x, b_x, size=(n, p))
+            y = g.uniform(-b_y, b_y, size=n) if loss == "squared" else g.choice([-1.0, 1.0], n)
+            S = np.sort(g.choice(p, s, replace=False))
+            X2, y2 = X.copy(), y.copy()
+            X2[0] = g.choice([-b_x, b_x], p)
+            y2[0] = g.choice([-b_y, b_y]) if loss == "squared" else -y[0]
+            d = abs(support_score(X, y, S, r=rr, loss=loss) - support_score(X2, y2, S, r=rr, loss=loss))
+            worst[loss] = max(worst[loss], d / sensitivity(n, s, b_x=b_x, b_y=b_y, r=rr, loss=loss))
+    n = 1000
+    sq = _constructed_pair(n, s, b_x, b_y, r, "squared") / sensitivity(n, s, b_x=b_x, b_y=b_y, r=r)
+    hi = _constructed_pair(n, s, b_x, b_y, math.sqrt(2.0), "hinge") / sensitivity(
+        n, s, b_x=b_x, r=math.sqrt(2.0), loss="hinge")
+    loose = sensitivity(n, s, b_x=b_x, b_y=b_y, r=r, bound="paper") / sensitivity(n, s, b_x=b_x, b_y=b_y, r=r)
+    slack = 2 * score_tolerance(n, loss="hinge") / sensitivity(n, s, b_x=b_x, r=math.sqrt(2.0), loss="hinge")
+    ok = max(worst.values()) <= 1 + slack and 0.99 <= sq <= 1 + 1e-9 and 0.99 <= hi <= 1 + slack
+    return dict(measured=f"random corners: max ratio {worst['squared']:.3f} (squared), {worst['hinge']:.3f} (hinge); "
+                         f"constructed: {sq:.4f} (squared), {hi:.6f} (hinge); Lemma A.1 / tight = {loose:.3f}",
+                tolerance=f"every ratio <= 1 (+ {slack:.1e}, the certified score error 2 gamma / Delta); "
+                          "constructed >= 0.99", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #38a854c2
+@register_check("bss_p0_logspace", "P0 of Eq 6 in log space equals a 60-digit reference at p = 1e4, s = 5, "
+                "n = 1e5, eps = 5 (rel. error < 1e-12); term-by-term floating point gives NaN",
+                source="Prastakos, Behdin & Mazumder (2025), Eq 6")
+def verify_p0_logspace(full: bool = False, rng=None) -> dict:
+    import mpmath as mp
+    g = as_rng(rng)
+    p, s, n, eps = 10_000, 5, 100_000, 5.0
+    R = 2 + (p - s) * s
+    v = 4000.0 + np.sort(np.r_[0.0, g.uniform(0, 200, R - 1)])
+    D = _effective_delta(n, s, 0.5, 0.5, 1.1, "squared", "tight")
+    lp = top_r_log_p0(v, p, s, eps, D)
+    mp.mp.dps = 60
+    k = eps / (2 * D)
+    w = [mp.exp(-mp.mpf(k) * mp.mpf(x)) for x in v]
+    w.append((mp.binomial(p, s) - R) * w[-1])
+    Z = mp.fsum(w)
+    idx = np.r_[np.arange(0, R, 997 if not full else 1), R - 1, R]
+    ref = np.array([float(mp.log(w[i] / Z)) for i in idx])
+    rel = float(np.max(np.abs(np.expm1(lp[idx] - ref))))
+    with np.errstate(all="ignore"):
+        naive = np.exp(-k * v)
+        naive = np.r_[naive, (math.comb(p, s) - R) * naive[-1]]
+        naive = naive / naive.sum()
+    ok = rel < 1e-12 and abs(np.exp(lp).sum() - 1) < 1e-12 and np.isnan(naive).any()
+    return dict(measured=f"max rel. error {rel:.1e} on {len(idx)} atoms; sum = 1 - {1 - np.exp(lp).sum():.1e}; "
+                         f"term-by-term float: {int(np.isnan(naive).sum())} NaN", tolerance="< 1e-12; NaN", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #9e0a15b5
+def _chi2_supports(draws, p, s, log_law) -> float:
+    "Chi-square p-value of drawn supports (tuples) against an exact law over the lexicographic supports."
+    from scipy import stats
+    index = {tuple(x): i for i, x in enumerate(_all_supports(p, s).tolist())}
+    counts = np.bincount([index[d] for d in draws], minlength=len(index))
+    prob = np.exp(np.asarray(log_law).ravel())
+    keep = prob * len(draws) >= 5
+    obs = np.r_[counts[keep], counts[~keep].sum()]
+    exp_ = np.r_[prob[keep], prob[~keep].sum()] * len(draws)
+    obs, exp_ = obs[exp_ > 0], exp_[exp_ > 0]
+    return float(stats.chisquare(obs, exp_ * obs.sum() / exp_.sum()).pvalue)
+
+# %% ../nbs/50_bss.ipynb #cbc807b2
+def _tail_mutant_law(V, R, C, epsilon, delta):
+    "Mutant law of Algorithm 1 (T = inf): the tail atom weighted by C instead of C - R."
+    order = np.argsort(V, axis=1, kind="stable")
+    Vs = np.take_along_axis(V, order, 1)
+    z = -epsilon * (Vs[:, :R] - Vs[:, :1]) / (2 * delta)
+    z = np.concatenate([z, z[:, -1:] + math.log(C)], 1)
+    lp0 = z - special.logsumexp(z, axis=1, keepdims=True)
+    out_sorted = np.concatenate([lp0[:, :R], np.repeat((lp0[:, R] - math.log(C - R))[:, None], C - R, 1)], 1)
+    out = np.empty_like(out_sorted)
+    np.put_along_axis(out, order, out_sorted, 1)
+    return out
+
+
+@register_check("bss_topr_law", "Lemma A.4: T = inf law equals the truncated exponential mechanism, finite T inside "
+                "the sandwich; top_r_sample and M0 match their exact laws (chi-square), mutants rejected",
+                source="Prastakos, Behdin & Mazumder (2025), Algorithm 1, Lemma A.4")
+def verify_topr_law(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    p, s, r, eps, n = 8, 2, 1.0, 2.0, 30
+    X, y = privacy_instance(n, p, s, rng=g)
+    S, v = ExhaustiveSearch().top_r(X, y, s, math.comb(p, s), r=r)
+    lex = support_scores(X, y, _all_supports(p, s), r=r)
+    D = _effective_delta(n, s, 1.0, 1.0, r, "squared", "tight")
+    C, eq, sand, mut = math.comb(p, s), 0.0, 0.0, 0.0
+    for R in (2, 5, 14):
+        q = R / C
+        A = np.exp(truncated_exp_log_law(lex, R, eps, D))
+        eq = max(eq, np.abs(np.exp(top_r_log_law(lex, p, s, R, math.inf, eps, D)) - A).max())
+        for T in (2, 3, 5):
+            M = np.exp(top_r_log_law(lex, p, s, R, T, eps, D))
+            sand = max(sand, ((1 - q ** T) * A - M).max(), (M - A - q ** T).max())
+        mut = max(mut, np.abs(A - np.exp(_tail_mutant_law(np.atleast_2d(lex), R, C, eps, D))).max())
+    m = 20_000 if full else 4_000
+    R, T = 5, 2
+    draws = [top_r_sample(S[:R], v[:R], p, s, eps, D, T, g) for _ in range(m)]
+    p_ok = _chi2_supports(draws, p, s, top_r_log_law(lex, p, s, R, T, eps, D))
+    p_mut = _chi2_supports(draws, p, s, top_r_log_law(lex, p, s, R, 1, eps, D))
+    p12, s12, R12 = 12, 3, 20
+    listed = _all_supports(p12, s12)[g.choice(math.comb(p12, s12), R12, replace=False)]
+    tail = [tail_sampler(listed, p12, s12, math.inf, g)[0] for _ in range(m)]
+    law = np.full(math.comb(p12, s12), 1 / (math.comb(p12, s12) - R12))
+    law[[i for i, x in enumerate(_all_supports(p12, s12).tolist()) if x in listed.tolist()]] = 0
+    with np.errstate(divide="ignore"):
+        p_tail = _chi2_supports(tail, p12, s12, np.log(law))
+    hit = any(t in {tuple(x) for x in listed.tolist()} for t in tail)
+    ok = eq < 1e-12 and sand <= 1e-15 and mut > 1e-3 and p_ok > 1e-4 and p_mut < 1e-6 and p_tail > 1e-4 and not hit
+    return dict(measured=f"T=inf vs truncated EM: {eq:.1e}; sandwich violation {max(sand, 0):.1e}; tail-weight-C "
+                         f"mutant {mut:.3f}; chi-square p {p_ok:.3f} (T=1 mutant {p_mut:.1e}); tail uniform "
+                         f"p {p_tail:.3f}, listed hit: {hit}",
+                tolerance="1e-12; 0; > 1e-3; p > 1e-4 (mutant < 1e-6); p > 1e-4, no hit", passed=ok)
