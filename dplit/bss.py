@@ -26,10 +26,12 @@ __all__ = ['LOSSES', 'support_scores', 'support_score', 'sensitivity', 'score_to
            'verify_hinge_score', 'clip_data', 'exponential_support_log_probs', 'exponential_support_select',
            'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample',
            'top_r_select', 'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs',
-           'uniform_bucket_member', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select', 'top_r_log_law',
-           'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio', 'hockey_stick',
-           'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
-           'verify_p0_logspace', 'verify_topr_law']
+           'uniform_bucket_member', 'mistakes_sample', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select',
+           'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio',
+           'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
+           'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
+           'paper_design', 'verify_mistakes_sampler', 'gap_instance', 'mistakes_privacy_row',
+           'verify_mistakes_exact_privacy']
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -607,7 +609,17 @@ def uniform_bucket_member(center, k: int, p: int, rng=None) -> tuple:
     add = g.choice(out, k, replace=False)
     return tuple(sorted(np.r_[keep, add].astype(int).tolist()))
 
-# %% ../nbs/50_bss.ipynb #ca0ffaf3
+# %% ../nbs/50_bss.ipynb #4f8bc0fb
+def mistakes_sample(center, bucket_supports, bucket_scores, p: int, s: int, epsilon, delta, rng=None,
+                    best_in_bucket: bool = False) -> tuple:
+    """One draw of the mistakes method given the centre and the bucket minima: the bucket by Gumbel-max on
+    log|P_k| - eps R~_k / (2 Delta), then a uniform member (`best_in_bucket`: the public code's defect, the minimiser)."""
+    g = as_rng(rng)
+    lp = mistakes_log_bucket_probs(bucket_scores, p, s, epsilon, delta)
+    k = int(np.argmax(lp + g.gumbel(size=lp.shape)))
+    return tuple(np.asarray(bucket_supports)[k].tolist()) if best_in_bucket else uniform_bucket_member(center, k, p, g)
+
+
 def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_bucket=False):
     "Centre, buckets, gap and one draw of the mistakes method (the mutant returns the bucket's best support)."
     n, p = X.shape
@@ -617,9 +629,7 @@ def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_buc
     B, vb = search.best_per_bucket(X, y, s, center, r=r, loss=loss, rule=rule)
     vb = _check_certificates(X, y, B, vb, r, loss, gamma)
     gap = float(np.min(vb[1:]) - vb[0])
-    lp = mistakes_log_bucket_probs(vb, p, s, eps, D)
-    k = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-    out = tuple(B[k].tolist()) if best_in_bucket else uniform_bucket_member(center, k, p, g)
+    out = mistakes_sample(center, B, vb, p, s, eps, D, g, best_in_bucket)
     return out, gap, tuple(center.tolist())
 
 
@@ -952,3 +962,159 @@ def verify_topr_law(full: bool = False, rng=None) -> dict:
                          f"mutant {mut:.3f}; chi-square p {p_ok:.3f} (T=1 mutant {p_mut:.1e}); tail uniform "
                          f"p {p_tail:.3f}, listed hit: {hit}",
                 tolerance="1e-12; 0; > 1e-3; p > 1e-4 (mutant < 1e-6); p > 1e-4, no hit", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #d58a097d
+def swap_instance(n: int, p: int, s: int, *, b_x=1.0, r=None) -> tuple:
+    """The hard pair for top-R / the exponential mechanism (see the prose). Returns X, y, r, b_y with
+    b_y = c = b_x r sqrt(s); the default r makes c = b_x."""
+    r = 1.0 / math.sqrt(s) if r is None else r
+    c = b_x * r * math.sqrt(s)
+    X = np.full((n, p), float(b_x))
+    X[0, s:] = -b_x
+    return X, np.full(n, c), r, c
+
+
+def topr_privacy_table(p: int = 12, s_values=(1, 2), epsilon: float = 1.0, n: int = 12, Ts=(math.inf, 2, 4)):
+    "Exact worst losses of top-R on the swap instance: one row per (s, R, T), with the half-Delta mutant and eps'."
+    rows = []
+    for s in s_values:
+        X, y, r, c = swap_instance(n, p, s)
+        Xn, yn = grid_rows(p, 1.0, c, levels=2)
+        base, N = neighbour_scores(X, y, 0, Xn, yn, s, r)
+        D = _effective_delta(n, s, 1.0, c, r, "squared", "tight")
+        C = math.comb(p, s)
+        for R in sorted({2, min(2 + (p - s) * s, C - 1), C - 1}):
+            for T in Ts:
+                kw = dict(p=p, s=s, R=R, T=T, epsilon=epsilon)
+                rows.append(dict(s=s, R=R, T=T, loss=exact_loss(base, N, top_r_log_law, delta=D, **kw),
+                                 mutant_half_delta=exact_loss(base, N, top_r_log_law, delta=D / 2, **kw),
+                                 eps_prime=theorem1_epsilon(epsilon, T, R, p, s, n, b_x=1.0, b_y=c, r=r)))
+        rows.append(dict(s=s, R=C, T="EM", loss=exact_loss(base, N, exponential_log_law, epsilon=epsilon, delta=D),
+                         mutant_half_delta=exact_loss(base, N, exponential_log_law, epsilon=epsilon, delta=D / 2),
+                         eps_prime=epsilon))
+    return rows
+
+
+@register_check("bss_topr_exact_privacy", "exact worst log-ratio of top-R over all corner substitutions <= eps "
+                "(T = inf) and <= Theorem 1's eps' (finite T); the half-Delta mutant exceeds eps",
+                source="Prastakos, Behdin & Mazumder (2025), Theorem 1")
+def verify_topr_exact_privacy(full: bool = False, rng=None) -> dict:
+    eps = 1.0
+    rows = topr_privacy_table(12 if full else 10, (1, 2), eps)
+    tinf = [r_ for r_ in rows if r_["T"] in (math.inf, "EM")]
+    fin = [r_ for r_ in rows if r_["T"] not in (math.inf, "EM")]
+    worst = max(r_["loss"] for r_ in tinf)
+    fin_ok = all(r_["loss"] <= r_["eps_prime"] + 1e-12 for r_ in fin)
+    caught = [(r_["s"], r_["R"]) for r_ in tinf if r_["mutant_half_delta"] > eps]
+    ok = worst <= eps + 1e-12 and fin_ok and len(caught) >= 2
+    return dict(measured=f"T=inf / EM: worst loss {worst:.3f}; finite T: max loss/eps' "
+                         f"{max(r_['loss'] / r_['eps_prime'] for r_ in fin):.3f}; half-Delta mutant exceeds eps at "
+                         f"(s, R) = {caught}", tolerance="<= eps = 1; <= 1; caught in >= 2 settings", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #749da432
+def paper_design(n: int, p: int, s: int, *, rho=0.1, snr=5.0, rng=None) -> tuple:
+    """Data as in §5: x ~ N(0, Sigma), Sigma_ij = rho^|i-j|; beta*_j = 1/sqrt(s) at j = 0, 2, .., 2s-2 (0-based);
+    Gaussian noise rescaled so that the sample SNR ||X beta*||^2 / ||noise||^2 equals `snr`. Returns X, y, S*."""
+    g = as_rng(rng)
+    idx = np.arange(p)
+    L = np.linalg.cholesky(rho ** np.abs(idx[:, None] - idx[None, :]))
+    X = g.normal(size=(n, p)) @ L.T
+    S = np.arange(0, 2 * s, 2)
+    signal = X[:, S].sum(1) / math.sqrt(s)
+    e = g.normal(size=n)
+    e *= math.sqrt(signal @ signal / (snr * (e @ e)))
+    return X, signal + e, tuple(S.tolist())
+
+# %% ../nbs/50_bss.ipynb #ad92c1ca
+def _brute_buckets(S_sorted, v_sorted, center, rule):
+    "Independent reference for best_per_bucket: loop with Python sets over the enumerated (sorted) supports."
+    c = set(center)
+    s = len(center)
+    K = min(s, S_sorted.max() + 1 - s) if len(S_sorted) else 0
+    best = {}
+    for row, val in zip(S_sorted.tolist(), v_sorted.tolist()):
+        k = len(set(row) - c)
+        for j in range(K + 1):
+            if (k == j if rule == "exact" else k >= j) and j not in best:
+                best[j] = (tuple(row), val)
+    return [best[j] for j in sorted(best)]
+
+
+@register_check("bss_mistakes_sampler", "bucket minima (exactly k, Eq 8; at least k, Remark 2) equal a brute force; "
+                "draws are uniform within buckets (chi-square); the best-in-bucket defect is rejected",
+                source="Prastakos, Behdin & Mazumder (2025), §2.1.2, Remark 2")
+def verify_mistakes_sampler(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    p, s, r, n, eps = 8, 2, 2.0, 200, 4.0
+    X = g.uniform(-0.5, 0.5, size=(n, p))        # x3 ~ x0 + x1 - x2: {2, 3} (two mistakes) beats every one-mistake
+    X[:, 3] = X[:, 0] + X[:, 1] - X[:, 2] + 0.1 * g.normal(size=n)       # support, so the two rules differ
+    y = X[:, 0] + X[:, 1] + 0.05 * g.normal(size=n)
+    S, v = enumerate_supports(X, y, s, r=r)
+    ok_b, differ = True, False
+    for rule in ("exact", "at_least"):
+        B, vb = ExhaustiveSearch().best_per_bucket(X, y, s, S[0], r=r, rule=rule)
+        ref = _brute_buckets(S, v, tuple(S[0].tolist()), rule)
+        ok_b &= [tuple(x) for x in B.tolist()] == [x[0] for x in ref] and np.allclose(vb, [x[1] for x in ref])
+        ok_b &= bool(np.all(mistakes_count(B, S[0]) == np.arange(len(B)))) if rule == "exact" else True
+    lex = support_scores(X, y, _all_supports(p, s), r=r)
+    D = _effective_delta(n, s, 0.5, 1.0, r, "squared", "tight")
+    law_e = mistakes_log_law(lex, p, s, eps, D, "exact")
+    law_a = mistakes_log_law(lex, p, s, eps, D, "at_least")
+    differ = np.abs(np.exp(law_e) - np.exp(law_a)).max()
+    B, vb = ExhaustiveSearch().best_per_bucket(X, y, s, S[0], r=r)
+    m = 20_000 if full else 3_000
+    draws = [mistakes_sample(S[0], B, vb, p, s, eps, D, g) for _ in range(m)]
+    bad = [mistakes_sample(S[0], B, vb, p, s, eps, D, g, best_in_bucket=True) for _ in range(m)]
+    p_ok, p_bad = _chi2_supports(draws, p, s, law_e), _chi2_supports(bad, p, s, law_e)
+    ok = ok_b and differ > 1e-3 and p_ok > 1e-4 and p_bad < 1e-6
+    return dict(measured=f"buckets = brute force: {ok_b}; exact vs at-least laws differ by {differ:.3f}; "
+                         f"chi-square p {p_ok:.3f}, best-in-bucket p {p_bad:.1e}",
+                tolerance="True; > 1e-3; p > 1e-4, mutant p < 1e-6", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #d91f4815
+def gap_instance(n_pin: int, n_gap: int, p: int, s: int, *, b_x=1.0) -> tuple:
+    "The hard pair with the gap (see the prose): returns X, y, r, b_y (b_y = c = b_x r sqrt s, r = 1/sqrt s)."
+    r = 1.0 / math.sqrt(s)
+    c = b_x * r * math.sqrt(s)
+    X2 = np.zeros((n_gap, p))
+    X2[:, :s] = b_x
+    x0 = np.full((1, p), float(b_x))
+    x0[0, :s] = -b_x
+    X = np.vstack([x0, np.full((n_pin, p), float(b_x)), X2])
+    return X, np.full(len(X), c), r, c
+
+
+def mistakes_privacy_row(X, y, r, c, p, s, epsilon, levels=2, rule="exact") -> dict:
+    "Exact losses of mistakes (and its mutants, and top-R) over the grid replacements of row 0."
+    n = len(y)
+    Xn, yn = grid_rows(p, 1.0, c, levels=levels)
+    base, N = neighbour_scores(X, y, 0, Xn, yn, s, r)
+    D = _effective_delta(n, s, 1.0, c, r, "squared", "tight")
+    sb = np.sort(base)
+    kw = dict(p=p, s=s, epsilon=epsilon)
+    return dict(n=n, s=s, gap_over_2delta=(sb[1] - sb[0]) / (2 * D),
+                loss=exact_loss(base, N, mistakes_log_law, delta=D, rule=rule, **kw),
+                mutant_half_delta=exact_loss(base, N, mistakes_log_law, delta=D / 2, rule=rule, **kw),
+                mutant_best_in_bucket=exact_loss(base, N, mistakes_log_law, delta=D, best_in_bucket=True, **kw),
+                top_r_loss=exact_loss(base, N, top_r_log_law, delta=D, R=min(2 + (p - s) * s, math.comb(p, s) - 1),
+                                      T=math.inf, **kw))
+
+# %% ../nbs/50_bss.ipynb #2bc5c508
+@register_check("bss_mistakes_exact_privacy", "with the Theorem 2 gap the exact mistakes loss is <= eps and the "
+                "half-Delta and best-in-bucket mutants exceed it; without the gap the loss exceeds eps",
+                source="Prastakos, Behdin & Mazumder (2025), Theorem 2")
+def verify_mistakes_exact_privacy(full: bool = False, rng=None) -> dict:
+    eps = 1.0
+    rows = [mistakes_privacy_row(*gap_instance(10, 16, 12, 1), 12, 1, eps),
+            mistakes_privacy_row(*gap_instance(10, 150, 10, 2), 10, 2, eps)]
+    if full:
+        rows.append(mistakes_privacy_row(*gap_instance(10, 150, 10, 2), 10, 2, eps, rule="at_least"))
+    X, y = privacy_instance(320, 6, 2, tie=True, rng=1)
+    tie = mistakes_privacy_row(X, y, 1.0, 1.0, 6, 2, eps, levels=3)
+    gap_ok = all(r_["gap_over_2delta"] > 1 and r_["loss"] <= eps + 1e-12 and r_["mutant_half_delta"] > eps
+                 and r_["mutant_best_in_bucket"] == np.inf for r_ in rows)
+    ok = gap_ok and tie["gap_over_2delta"] < 1 and tie["loss"] > eps and tie["top_r_loss"] <= eps
+    return dict(measured=f"with gap: losses {[round(r_['loss'], 3) for r_ in rows]}, half-Delta "
+                         f"{[round(r_['mutant_half_delta'], 3) for r_ in rows]}, best-in-bucket inf; without gap "
+                         f"(n = 320): mistakes {tie['loss']:.2f}, top-R {tie['top_r_loss']:.2f}",
+                tolerance="<= eps = 1 with the gap (mutants > eps); > eps without", passed=ok)
