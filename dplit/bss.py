@@ -21,7 +21,7 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance', 'score_upper_bound',
+__all__ = ['LOSSES', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance', 'score_upper_bound',
            'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact',
            'verify_hinge_score', 'clip_data', 'exponential_support_log_probs', 'exponential_support_select',
            'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample',
@@ -31,7 +31,8 @@ __all__ = ['LOSSES', 'support_scores', 'support_score', 'sensitivity', 'score_to
            'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
            'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
            'paper_design', 'verify_mistakes_sampler', 'gap_instance', 'mistakes_privacy_row',
-           'verify_mistakes_exact_privacy']
+           'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'verify_ptr_exact_privacy',
+           'recovery_table', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -544,13 +545,15 @@ def tail_sampler(listed, p: int, s: int, T, rng=None):
             return S, t
 
 
-def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None) -> tuple:
-    """One draw of Algorithm 1 given the R best supports and their scores (sorted): a ~ P0 by Gumbel-max, then
-    the listed support or the tail sampler M0."""
+def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, size=None):
+    """A draw of Algorithm 1 given the R best supports and their scores (sorted): a ~ P0 by Gumbel-max, then
+    the listed support or the tail sampler M0. With `size`, a list of `size` independent draws."""
     g = as_rng(rng)
     lp = top_r_log_p0(scores, p, s, epsilon, delta)
-    a = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-    return tuple(np.asarray(supports)[a].tolist()) if a < len(scores) else tail_sampler(supports, p, s, T, g)[0]
+    def one():
+        a = int(np.argmax(lp + g.gumbel(size=lp.shape)))
+        return tuple(np.asarray(supports)[a].tolist()) if a < len(scores) else tail_sampler(supports, p, s, T, g)[0]
+    return one() if size is None else [one() for _ in range(check_int(size, "size", low=1))]
 
 
 def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b_y=0.5, loss: str = "squared",
@@ -611,13 +614,16 @@ def uniform_bucket_member(center, k: int, p: int, rng=None) -> tuple:
 
 # %% ../nbs/50_bss.ipynb #4f8bc0fb
 def mistakes_sample(center, bucket_supports, bucket_scores, p: int, s: int, epsilon, delta, rng=None,
-                    best_in_bucket: bool = False) -> tuple:
-    """One draw of the mistakes method given the centre and the bucket minima: the bucket by Gumbel-max on
-    log|P_k| - eps R~_k / (2 Delta), then a uniform member (`best_in_bucket`: the public code's defect, the minimiser)."""
+                    best_in_bucket: bool = False, size=None):
+    """A draw of the mistakes method given the centre and the bucket minima: the bucket by Gumbel-max on
+    log|P_k| - eps R~_k / (2 Delta), then a uniform member (`best_in_bucket`: the public code's defect, the minimiser).
+    With `size`, a list of `size` independent draws."""
     g = as_rng(rng)
     lp = mistakes_log_bucket_probs(bucket_scores, p, s, epsilon, delta)
-    k = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-    return tuple(np.asarray(bucket_supports)[k].tolist()) if best_in_bucket else uniform_bucket_member(center, k, p, g)
+    def one():
+        k = int(np.argmax(lp + g.gumbel(size=lp.shape)))
+        return tuple(np.asarray(bucket_supports)[k].tolist()) if best_in_bucket else uniform_bucket_member(center, k, p, g)
+    return one() if size is None else [one() for _ in range(check_int(size, "size", low=1))]
 
 
 def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_bucket=False):
@@ -946,7 +952,7 @@ def verify_topr_law(full: bool = False, rng=None) -> dict:
         mut = max(mut, np.abs(A - np.exp(_tail_mutant_law(np.atleast_2d(lex), R, C, eps, D))).max())
     m = 20_000 if full else 4_000
     R, T = 5, 2
-    draws = [top_r_sample(S[:R], v[:R], p, s, eps, D, T, g) for _ in range(m)]
+    draws = top_r_sample(S[:R], v[:R], p, s, eps, D, T, g, size=m)
     p_ok = _chi2_supports(draws, p, s, top_r_log_law(lex, p, s, R, T, eps, D))
     p_mut = _chi2_supports(draws, p, s, top_r_log_law(lex, p, s, R, 1, eps, D))
     p12, s12, R12 = 12, 3, 20
@@ -1063,8 +1069,8 @@ def verify_mistakes_sampler(full: bool = False, rng=None) -> dict:
     differ = np.abs(np.exp(law_e) - np.exp(law_a)).max()
     B, vb = ExhaustiveSearch().best_per_bucket(X, y, s, S[0], r=r)
     m = 20_000 if full else 3_000
-    draws = [mistakes_sample(S[0], B, vb, p, s, eps, D, g) for _ in range(m)]
-    bad = [mistakes_sample(S[0], B, vb, p, s, eps, D, g, best_in_bucket=True) for _ in range(m)]
+    draws = mistakes_sample(S[0], B, vb, p, s, eps, D, g, size=m)
+    bad = mistakes_sample(S[0], B, vb, p, s, eps, D, g, best_in_bucket=True, size=m)
     p_ok, p_bad = _chi2_supports(draws, p, s, law_e), _chi2_supports(bad, p, s, law_e)
     ok = ok_b and differ > 1e-3 and p_ok > 1e-4 and p_bad < 1e-6
     return dict(measured=f"buckets = brute force: {ok_b}; exact vs at-least laws differ by {differ:.3f}; "
@@ -1118,3 +1124,154 @@ def verify_mistakes_exact_privacy(full: bool = False, rng=None) -> dict:
                          f"{[round(r_['mutant_half_delta'], 3) for r_ in rows]}, best-in-bucket inf; without gap "
                          f"(n = 320): mistakes {tie['loss']:.2f}, top-R {tie['top_r_loss']:.2f}",
                 tolerance="<= eps = 1 with the gap (mutants > eps); > eps without", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #6d4ce930
+def ptr_log_law(scores, p: int, s: int, epsilon, epsilon_test, delta, delta_sens, R=None, zero_threshold=False):
+    """Exact log-law of mistakes_ptr_select (fallback top-R, T = inf) per row of `scores`. `zero_threshold` gives
+    the mutant whose test is L + Lap > 0 (the ln(1/(2 delta)) / eps_test offset forgotten)."""
+    V = np.atleast_2d(np.asarray(scores, float))
+    R = min(2 + (p - s) * s, math.comb(p, s) - 1) if R is None else R
+    Vs = np.sort(V, axis=1)
+    shift = math.log(1 / (2 * delta)) if zero_threshold else 0.0        # moves the threshold to 0
+    pi = np.array([ptr_pass_probability(gp + 2 * delta_sens * shift / epsilon_test, delta_sens, epsilon_test, delta)
+                   for gp in Vs[:, 1] - Vs[:, 0]])[:, None]
+    lm = mistakes_log_law(V, p, s, epsilon, delta_sens)
+    lt = top_r_log_law(V, p, s, R, math.inf, epsilon, delta_sens)
+    with np.errstate(divide="ignore"):
+        return np.logaddexp(np.log(pi) + lm, np.log1p(-pi) + lt)
+
+
+def ptr_delta_table(epsilon=1.0, epsilon_test=1.0, delta=1e-3, ns=(320, 1280)) -> list:
+    "Exact smallest delta at eps + eps_test for PTR and its mutants on the no-gap (tie) and gap pairs."
+    cases = [(f"no gap, n={n}", privacy_instance(n, 6, 2, tie=True, rng=1) + (1.0, 1.0), 6, 2, 3) for n in ns]
+    cases.append(("gap, s=2", gap_instance(10, 150, 10, 2), 10, 2, 2))
+    rows = []
+    for name, (X, y, r, c), p, s, lv in cases:
+        Xn, yn = grid_rows(p, 1.0, c, levels=lv)
+        base, N = neighbour_scores(X, y, 0, Xn, yn, s, r)
+        D = _effective_delta(len(y), s, 1.0, c, r, "squared", "tight")
+        e_tot = epsilon + epsilon_test
+        row = dict(case=name)
+        for lab, law in (("ptr", lambda V: ptr_log_law(V, p, s, epsilon, epsilon_test, delta, D)),
+                         ("mutant_no_test", lambda V: mistakes_log_law(V, p, s, epsilon, D)),
+                         ("mutant_zero_threshold", lambda V: ptr_log_law(V, p, s, epsilon, epsilon_test, delta, D,
+                                                                         zero_threshold=True))):
+            a, b = law(base), law(N)
+            row[lab] = max(hockey_stick(a, b, e_tot), hockey_stick(b, a, e_tot))
+        rows.append(row)
+    return rows
+
+# %% ../nbs/50_bss.ipynb #5ef632ee
+@register_check("bss_ptr_exact_privacy", "mistakes behind PTR on the gap is (eps + eps_test, delta)-DP exactly on "
+                "gap and no-gap pairs; the no-test and zero-threshold mutants exceed delta",
+                source="ours (propose-test-release on Theorem 2's gap)")
+def verify_ptr_exact_privacy(full: bool = False, rng=None) -> dict:
+    delta = 1e-3
+    rows = ptr_delta_table(1.0, 1.0, delta, (320, 1280, 2560) if full else (320, 1280))
+    worst = max(r_["ptr"] for r_ in rows)
+    no_test = max(r_["mutant_no_test"] for r_ in rows)
+    zero = max(r_["mutant_zero_threshold"] for r_ in rows)
+    ok = worst <= delta * (1 + 1e-9) and no_test > delta and zero > delta
+    return dict(measured=f"PTR: max delta {worst:.2e}; mutants: no test {no_test:.2e}, zero threshold {zero:.2e}",
+                tolerance=f"PTR <= delta = {delta}; mutants > delta", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #98a05c7b
+def recovery_table(ns, *, p=12, s=2, epsilon=1.0, test_fraction=0.25, delta=1e-6, reps=4, rng=None) -> list:
+    "Exact P(output = S*) per method, averaged over `reps` datasets from `paper_design` at each n."
+    g = as_rng(rng)
+    S_all = _all_supports(p, s)
+    R = min(2 + (p - s) * s, math.comb(p, s) - 1)
+    out = []
+    for n in ns:
+        acc = {k: 0.0 for k in ("exponential", "top_r", "mistakes", "gap_holds", "ptr_mistakes", "ptr_pass")}
+        for _ in range(reps):
+            X, y, S_star = paper_design(n, p, s, rng=g)
+            X, y = clip_data(X, y, b_x=0.5, b_y=0.5, warn=False)
+            V = support_scores(X, y, S_all, r=1.1)[None]
+            D = _effective_delta(n, s, 0.5, 0.5, 1.1, "squared", "tight")
+            i = [tuple(x) for x in S_all.tolist()].index(S_star)
+            gp = np.diff(np.sort(V[0])[:2])[0]
+            e1, em = test_fraction * epsilon, (1 - test_fraction) * epsilon
+            acc["exponential"] += np.exp(exponential_log_law(V, epsilon, D)[0, i])
+            acc["top_r"] += np.exp(top_r_log_law(V, p, s, R, math.inf, epsilon, D)[0, i])
+            acc["mistakes"] += np.exp(mistakes_log_law(V, p, s, epsilon, D)[0, i])
+            acc["gap_holds"] += float(gp > 2 * D)
+            acc["ptr_mistakes"] += np.exp(ptr_log_law(V, p, s, em, e1, delta, D)[0, i])
+            acc["ptr_pass"] += ptr_pass_probability(gp, D, e1, delta)
+        out.append(dict(n=n, **{k: v / reps for k, v in acc.items()}))
+    return out
+
+# %% ../nbs/50_bss.ipynb #96df6ced
+METHODS = ("top_r", "mistakes", "mistakes_ptr", "exponential")
+
+
+class _BestSubsetParams(SelectorMixin, BaseEstimator):
+    """Parameters of `BestSubsetSelector` (the methods follow in the next cell).
+
+    Parameters
+    ----------
+    s : support size; epsilon : total budget (see the methods above)
+    method : "top_r", "mistakes", "mistakes_ptr" or "exponential"; loss : "squared" or "hinge"
+    R, T : top-R's list length and tail draws (defaults: 2 + (p - s) s capped at C(p, s) - 1; T = inf)
+    r, b_x, b_y : ball radius and public bounds; bound : "tight" or "paper" (Lemma A.1) sensitivity
+    rule : "exact" (Eq 8) or "at_least" (Remark 2) buckets; gap_check : "raise" or "warn" (method="mistakes")
+    delta, test_fraction : PTR's delta and the share of epsilon spent on the test (method="mistakes_ptr")
+    search : a SearchBackend (default ExhaustiveSearch()); random_state : int, Generator or None
+    """
+
+    def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r", loss: str = "squared", R=None,
+                 T=math.inf, r: float = 1.1, b_x: float = 0.5, b_y: float = 0.5, bound: str = "tight",
+                 rule: str = "exact", gap_check: str = "raise", delta: float = 1e-6, test_fraction: float = 0.25,
+                 search=None, random_state=None):
+        self.s, self.epsilon, self.method, self.loss, self.R, self.T = s, epsilon, method, loss, R, T
+        self.r, self.b_x, self.b_y, self.bound, self.rule, self.gap_check = r, b_x, b_y, bound, rule, gap_check
+        self.delta, self.test_fraction, self.search, self.random_state = delta, test_fraction, search, random_state
+
+# %% ../nbs/50_bss.ipynb #bba1006e
+class BestSubsetSelector(_BestSubsetParams):
+    """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn selector; see
+    `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
+
+    def _release(self, X, y) -> Release:
+        kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound, search=self.search,
+                  rng=self.random_state)
+        if self.method == "top_r":
+            return top_r_select(X, y, self.s, self.epsilon, R=self.R, T=self.T, **kw)
+        if self.method == "mistakes":
+            return mistakes_select(X, y, self.s, self.epsilon, rule=self.rule, gap_check=self.gap_check, **kw)
+        if self.method == "mistakes_ptr":
+            eps = check_epsilon(self.epsilon)
+            f = self.test_fraction
+            if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < 1:
+                raise ValueError(f"test_fraction must be in (0, 1), got {f!r}")
+            return mistakes_ptr_select(X, y, self.s, (1 - f) * eps, epsilon_test=f * eps, delta=self.delta,
+                                       R=self.R, rule=self.rule, **kw)
+        kw.pop("search")
+        return exponential_support_select(X, y, self.s, self.epsilon, **kw)
+
+    def fit(self, X, y):
+        "Run one private release on (X, y); stores selected_, spend_, support_mask_, n_features_in_."
+        from sklearn.utils.validation import validate_data
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        _check_loss(self.loss)
+        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1, ensure_min_features=2)
+        rel = self._release(X, y)
+        if rel.value is None:
+            raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")
+        self.selected_ = np.asarray(rel.value, dtype=np.int64)
+        self.spend_ = rel.spend
+        mask = np.zeros(X.shape[1], bool)
+        mask[self.selected_] = True
+        self.support_mask_ = mask
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_mask_")
+        return self.support_mask_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.non_deterministic = True
+        return tags
