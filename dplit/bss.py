@@ -550,10 +550,11 @@ def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, 
     the listed support or the tail sampler M0. With `size`, a list of `size` independent draws."""
     g = as_rng(rng)
     lp = top_r_log_p0(scores, p, s, epsilon, delta)
-    def one():
-        a = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-        return tuple(np.asarray(supports)[a].tolist()) if a < len(scores) else tail_sampler(supports, p, s, T, g)[0]
-    return one() if size is None else [one() for _ in range(check_int(size, "size", low=1))]
+    m = 1 if size is None else check_int(size, "size", low=1)
+    a = np.argmax(lp[None] + g.gumbel(size=(m, len(lp))), axis=1)
+    listed = [tuple(x) for x in np.asarray(supports).tolist()]
+    out = [listed[i] if i < len(listed) else tail_sampler(supports, p, s, T, g)[0] for i in a.tolist()]
+    return out[0] if size is None else out
 
 
 def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b_y=0.5, loss: str = "squared",
@@ -612,18 +613,32 @@ def uniform_bucket_member(center, k: int, p: int, rng=None) -> tuple:
     add = g.choice(out, k, replace=False)
     return tuple(sorted(np.r_[keep, add].astype(int).tolist()))
 
-# %% ../nbs/50_bss.ipynb #4f8bc0fb
+# %% ../nbs/50_bss.ipynb #142ba098
+def _uniform_members(center, ks, p: int, g) -> np.ndarray:
+    "Vectorised uniform bucket members: row i drops ks[i] uniform elements of `center` and adds ks[i] uniform others."
+    cen = np.asarray(center)
+    s, m = len(cen), len(ks)
+    others = np.setdiff1d(np.arange(p), cen)
+    kept = cen[np.argsort(g.random((m, s)), axis=1)]                  # a uniform order of the centre
+    added = others[np.argsort(g.random((m, len(others))), axis=1)]    # a uniform order of the rest
+    for j in range(min(s, len(others))):
+        sw = ks > j
+        kept[sw, j] = added[sw, j]                                    # the first k positions are replaced
+    return np.sort(kept, axis=1)
+
+
 def mistakes_sample(center, bucket_supports, bucket_scores, p: int, s: int, epsilon, delta, rng=None,
                     best_in_bucket: bool = False, size=None):
-    """A draw of the mistakes method given the centre and the bucket minima: the bucket by Gumbel-max on
+    """Draws of the mistakes method given the centre and the bucket minima: the bucket by Gumbel-max on
     log|P_k| - eps R~_k / (2 Delta), then a uniform member (`best_in_bucket`: the public code's defect, the minimiser).
-    With `size`, a list of `size` independent draws."""
+    Returns one sorted tuple, or with `size` a list of `size` independent draws."""
     g = as_rng(rng)
     lp = mistakes_log_bucket_probs(bucket_scores, p, s, epsilon, delta)
-    def one():
-        k = int(np.argmax(lp + g.gumbel(size=lp.shape)))
-        return tuple(np.asarray(bucket_supports)[k].tolist()) if best_in_bucket else uniform_bucket_member(center, k, p, g)
-    return one() if size is None else [one() for _ in range(check_int(size, "size", low=1))]
+    m = 1 if size is None else check_int(size, "size", low=1)
+    ks = np.argmax(lp[None] + g.gumbel(size=(m, len(lp))), axis=1)
+    rows = np.asarray(bucket_supports)[ks] if best_in_bucket else _uniform_members(center, ks, p, g)
+    out = [tuple(x) for x in rows.tolist()]
+    return out[0] if size is None else out
 
 
 def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_bucket=False):
