@@ -299,13 +299,21 @@ class ExhaustiveSearch(SearchBackend):
 
     def __init__(self, max_supports: int = 2_000_000):
         self.max_supports = check_int(max_supports, "max_supports", low=1)
+        self._last = (None, None)                      # one-entry cache: the same data, s, r, loss
 
     def _enum(self, X, y, s, r, loss):
+        import hashlib
+        key = hashlib.sha1(np.ascontiguousarray(X, float).tobytes() + np.asarray(y, float).tobytes()
+                           + repr((s, r, loss)).encode()).hexdigest()
+        if self._last[0] == key:
+            return self._last[1]
         p = np.shape(X)[1]
         if math.comb(p, s) > self.max_supports:
             raise ValueError(f"C(p, s) = C({p}, {s}) exceeds max_supports = {self.max_supports}; "
                              "use an integer-programming backend")
-        return enumerate_supports(X, y, s, r=r, loss=loss)
+        out = enumerate_supports(X, y, s, r=r, loss=loss)
+        self._last = (key, out)
+        return out
 
     def top_r(self, X, y, s, R, *, r, loss="squared"):
         S, v = self._enum(X, y, s, r, loss)

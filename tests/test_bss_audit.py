@@ -1,30 +1,34 @@
-"""Privacy audits of top-R, mistakes and PTR-mistakes (nbs/50_bss.ipynb) with the dplit harness (95% Clopper-Pearson),
-on the hardest substitution pairs found by exact enumeration of corner replacements of row 0:
+"""Privacy audits of top-R, mistakes and PTR-mistakes (nbs/50_bss.ipynb) with the dplit harness (95%
+Clopper-Pearson), on the hardest substitution pairs found by exact enumeration of corner
+replacements of row 0:
 
-* top-R (T = inf) on `swap_instance` (s = 1, p = 12, R = 11): exact loss 0.81 eps; half-Delta mutant 1.61 eps;
-  the subtler mutant is T = 2 claimed at eps (exact loss 2.34 eps on its worst pair; Theorem 1's eps' = 5.3 is what
-  T = 2 spends);
-* mistakes on `gap_instance` (s = 1, p = 12; gap > 2 Delta): largest exact loss an audit can see (outputs of
-  probability >= 0.01) 0.56 eps; half-Delta 1.53 eps; the public code's best-in-bucket draw has infinite loss;
-  each on its own worst pair;
-* PTR-mistakes on the no-gap pair (`privacy_instance(tie=True)`, n = 1280), claimed (eps + eps_test, delta); plain
-  mistakes on the same pair (no test) is the mutant.
+* top-R (T = inf) on `swap_instance` (s = 1, p = 12, R = 11): exact loss 0.81 eps; half-Delta mutant
+  1.61 eps; the subtler mutant is T = 2 claimed at eps (exact loss 2.34 eps on its worst pair;
+  Theorem 1's eps' = 5.3 is what T = 2 spends);
+* mistakes on `gap_instance` (s = 1, p = 12; gap > 2 Delta): largest exact loss an audit can see
+  (outputs of probability >= 0.01) 0.56 eps; half-Delta 1.53 eps; the public code's best-in-bucket
+  draw has infinite loss; each on its own worst pair;
+* PTR-mistakes on the no-gap pair (`privacy_instance(tie=True)`, n = 1280), claimed (eps + eps_test,
+  delta); plain mistakes on the same pair (no test) is the mutant.
 
-The mechanisms are run through the library's own pieces (ExhaustiveSearch, certified scores, top_r_sample,
-mistakes_sample) with the list computed once per dataset, so that 10^5 draws per side stay cheap."""
+The mechanisms are run through the library's own pieces (ExhaustiveSearch, certified scores,
+top_r_sample, mistakes_sample) with the list computed once per dataset, so that 10^5 draws per side
+stay cheap."""
 import math
 
 import numpy as np
 import pytest
 
 from dplit.audit import audit
-from dplit.bss import (ExhaustiveSearch, _effective_delta, gap_instance, grid_rows, mistakes_log_law,
-                       mistakes_sample, neighbour_scores, privacy_instance, ptr_pass_probability, swap_instance,
-                       theorem1_epsilon, top_r_log_law, top_r_sample, worst_log_ratio)
+from dplit.bss import (ExhaustiveSearch, _effective_delta, gap_instance, grid_rows,
+                       mistakes_log_law, mistakes_sample, neighbour_scores, privacy_instance,
+                       ptr_pass_probability, swap_instance, theorem1_epsilon, top_r_log_law,
+                       top_r_sample, worst_log_ratio)
 
 
 def _worst_pair(X, y, r, s, law, levels, b_y, min_prob=0.01):
-    """The grid neighbour (row 0 replaced) with the largest exact log-ratio under `law`, counting only outputs with
+    """The grid neighbour (row 0 replaced) with the largest exact log-ratio under `law`, counting
+    only outputs with
     probability >= min_prob on one side (events an audit of 10^5 runs can see)."""
     p = X.shape[1]
     Xn, yn = grid_rows(p, 1.0, b_y, levels=levels)
@@ -50,18 +54,22 @@ def _topr_mech(s, R, T, eps, r, b_y, scale=1.0):
 
 X_SW, Y_SW, R_SW, C_SW = swap_instance(12, 12, 1)
 D_SW = _effective_delta(12, 1, 1.0, C_SW, R_SW, "squared", "tight")
-PAIR_SW = _worst_pair(X_SW, Y_SW, R_SW, 1, lambda V: top_r_log_law(V, 12, 1, 11, math.inf, 1.0, D_SW), 2, C_SW)
-PAIR_SW2 = _worst_pair(X_SW, Y_SW, R_SW, 1, lambda V: top_r_log_law(V, 12, 1, 11, 2, 1.0, D_SW), 2, C_SW)
+PAIR_SW = _worst_pair(X_SW, Y_SW, R_SW, 1,
+                      lambda V: top_r_log_law(V, 12, 1, 11, math.inf, 1.0, D_SW), 2, C_SW)
+PAIR_SW2 = _worst_pair(X_SW, Y_SW, R_SW, 1, lambda V: top_r_log_law(V, 12, 1, 11, 2, 1.0, D_SW), 2,
+                       C_SW)
 
 
 def test_top_r_passes():
-    res = audit(_topr_mech(1, 11, math.inf, 1.0, R_SW, C_SW), *PAIR_SW, epsilon=1.0, kind="discrete",
+    res = audit(_topr_mech(1, 11, math.inf, 1.0, R_SW, C_SW), *PAIR_SW, epsilon=1.0,
+                kind="discrete",
                 vectorized=True, n_trials=100_000, rng=31)
     assert res.passed, str(res)
 
 
 def test_top_r_half_delta_mutant_caught():
-    res = audit(_topr_mech(1, 11, math.inf, 1.0, R_SW, C_SW, scale=0.5), *PAIR_SW, epsilon=1.0, kind="discrete",
+    res = audit(_topr_mech(1, 11, math.inf, 1.0, R_SW, C_SW, scale=0.5), *PAIR_SW, epsilon=1.0,
+                kind="discrete",
                 vectorized=True, n_trials=100_000, rng=32)
     assert not res.passed, str(res)
 
@@ -69,9 +77,11 @@ def test_top_r_half_delta_mutant_caught():
 def test_top_r_finite_T_needs_theorem1_epsilon():
     eps_prime = theorem1_epsilon(1.0, 2, 11, 12, 1, 12, b_x=1.0, b_y=C_SW, r=R_SW)
     mech = _topr_mech(1, 11, 2, 1.0, R_SW, C_SW)
-    claimed_eps = audit(mech, *PAIR_SW2, epsilon=1.0, kind="discrete", vectorized=True, n_trials=100_000, rng=33)
+    claimed_eps = audit(mech, *PAIR_SW2, epsilon=1.0, kind="discrete", vectorized=True,
+                        n_trials=100_000, rng=33)
     assert not claimed_eps.passed, str(claimed_eps)
-    claimed_prime = audit(mech, *PAIR_SW2, epsilon=eps_prime, kind="discrete", vectorized=True, n_trials=100_000,
+    claimed_prime = audit(mech, *PAIR_SW2, epsilon=eps_prime, kind="discrete", vectorized=True,
+                          n_trials=100_000,
                           rng=34)
     assert claimed_prime.passed, str(claimed_prime)
 
@@ -82,13 +92,15 @@ def _mistakes_mech(s, eps, r, b_y, scale=1.0, best_in_bucket=False):
         S, _ = ExhaustiveSearch().top_r(X, y, s, 1, r=r)
         B, vb = ExhaustiveSearch().best_per_bucket(X, y, s, S[0], r=r)
         D = scale * _effective_delta(len(y), s, 1.0, b_y, r, "squared", "tight")
-        return np.array(mistakes_sample(S[0], B, vb, X.shape[1], s, eps, D, g, best_in_bucket, size=n))
+        return np.array(mistakes_sample(S[0], B, vb, X.shape[1], s, eps, D, g, best_in_bucket,
+                                        size=n))
     return run
 
 
 X_G, Y_G, R_G, C_G = gap_instance(10, 16, 12, 1)
 D_G = _effective_delta(len(Y_G), 1, 1.0, C_G, R_G, "squared", "tight")
-PAIRS_G = {name: _worst_pair(X_G, Y_G, R_G, 1, lambda V, kw=kw: mistakes_log_law(V, 12, 1, 1.0, **kw), 2, C_G)
+PAIRS_G = {name: _worst_pair(X_G, Y_G, R_G, 1, lambda V,
+                             kw=kw: mistakes_log_law(V, 12, 1, 1.0, **kw), 2, C_G)
            for name, kw in (("true", dict(delta=D_G)), ("half", dict(delta=D_G / 2)),
                             ("best", dict(delta=D_G, best_in_bucket=True)))}
 
@@ -102,14 +114,17 @@ def test_gap_pairs_have_the_gap():
 
 @pytest.mark.parametrize("name", ["true", "half", "best"])
 def test_mistakes_with_gap_passes(name):
-    res = audit(_mistakes_mech(1, 1.0, R_G, C_G), *PAIRS_G[name], epsilon=1.0, kind="discrete", vectorized=True,
+    res = audit(_mistakes_mech(1, 1.0, R_G, C_G), *PAIRS_G[name], epsilon=1.0, kind="discrete",
+                vectorized=True,
                 n_trials=100_000, rng=41)
     assert res.passed, str(res)
 
 
-@pytest.mark.parametrize("name,kw", [("half", dict(scale=0.5)), ("best", dict(best_in_bucket=True))])
+@pytest.mark.parametrize("name,kw",
+                         [("half", dict(scale=0.5)), ("best", dict(best_in_bucket=True))])
 def test_mistakes_mutants_caught(name, kw):
-    res = audit(_mistakes_mech(1, 1.0, R_G, C_G, **kw), *PAIRS_G[name], epsilon=1.0, kind="discrete",
+    res = audit(_mistakes_mech(1, 1.0, R_G, C_G, **kw), *PAIRS_G[name], epsilon=1.0,
+                kind="discrete",
                 vectorized=True, n_trials=100_000, rng=42)
     assert not res.passed, str(res)
 
@@ -140,12 +155,14 @@ def test_no_gap_pair_flips_the_best_support():
 
 
 def test_ptr_mistakes_passes_on_the_no_gap_pair():
-    res = audit(_ptr_mech(1.0, 0.5, 1e-3), *PAIR_T, epsilon=1.5, delta=1e-3, kind="discrete", vectorized=True,
+    res = audit(_ptr_mech(1.0, 0.5, 1e-3), *PAIR_T, epsilon=1.5, delta=1e-3, kind="discrete",
+                vectorized=True,
                 n_trials=100_000, rng=51)
     assert res.passed, str(res)
 
 
 def test_plain_mistakes_caught_on_the_no_gap_pair():
-    res = audit(_ptr_mech(1.0, 0.5, 1e-3, test=False), *PAIR_T, epsilon=1.5, delta=1e-3, kind="discrete",
+    res = audit(_ptr_mech(1.0, 0.5, 1e-3, test=False), *PAIR_T, epsilon=1.5, delta=1e-3,
+                kind="discrete",
                 vectorized=True, n_trials=100_000, rng=52)
     assert not res.passed, str(res)

@@ -1,14 +1,15 @@
-"""Bad input for dplit.bss (nbs/50_bss.ipynb): every refusal names the offending parameter; clipping warns; the
-conditional mistakes method refuses data without the Theorem 2 gap; seeds reproduce."""
+"""Bad input for dplit.bss (nbs/50_bss.ipynb): every refusal names the offending parameter; clipping
+warns; the conditional mistakes method refuses data without the Theorem 2 gap; seeds reproduce."""
 import math
 import warnings
 
 import numpy as np
 import pytest
 
-from dplit.bss import (BestSubsetSelector, ExhaustiveSearch, GapConditionError, clip_data, enumerate_supports,
-                       exponential_support_select, mistakes_ptr_select, mistakes_select, sensitivity, support_score,
-                       support_scores, theorem1_epsilon, top_r_select)
+from dplit.bss import (BestSubsetSelector, ExhaustiveSearch, GapConditionError, clip_data,
+                       enumerate_supports, exponential_support_select, mistakes_ptr_select,
+                       mistakes_select, sensitivity, support_score, support_scores,
+                       theorem1_epsilon, top_r_select)
 
 
 def _data(n=60, p=6, seed=0):
@@ -106,13 +107,15 @@ def test_hinge_accepts_pm1_and_01():
     assert a.value == b.value
 
 
-@pytest.mark.parametrize("kw,name", [(dict(loss="absolute"), "loss"), (dict(bound="loose"), "bound")])
+@pytest.mark.parametrize("kw,name",
+                         [(dict(loss="absolute"), "loss"), (dict(bound="loose"), "bound")])
 def test_options(kw, name):
     with pytest.raises(ValueError, match=name):
         top_r_select(X, Y, 2, 1.0, rng=0, **kw)
 
 
-@pytest.mark.parametrize("kw,name", [(dict(rule="most"), "rule"), (dict(gap_check="ignore"), "gap_check")])
+@pytest.mark.parametrize("kw,name",
+                         [(dict(rule="most"), "rule"), (dict(gap_check="ignore"), "gap_check")])
 def test_mistakes_options(kw, name):
     with pytest.raises(ValueError, match=name):
         mistakes_select(X, Y, 2, 1.0, rng=0, **kw)
@@ -144,9 +147,10 @@ def test_gap_condition_is_checked():
         mistakes_select(Xn, yn, 2, 1.0, rng=0)
     with pytest.warns(UserWarning, match="Theorem 2"):
         mistakes_select(Xn, yn, 2, 1.0, gap_check="warn", rng=0)
-    r = mistakes_ptr_select(Xn, yn, 2, 1.0, epsilon_test=0.5, delta=1e-6, rng=0)    # unconditional: releases
+    r = mistakes_ptr_select(Xn, yn, 2, 1.0, epsilon_test=0.5, delta=1e-6, rng=0)  # releases
     assert len(r.value) == 2 and r.spend.delta == 1e-6
-    assert mistakes_ptr_select(Xn, yn, 2, 1.0, epsilon_test=0.5, delta=1e-6, fallback=None, rng=0).value is None
+    assert mistakes_ptr_select(Xn, yn, 2, 1.0, epsilon_test=0.5, delta=1e-6, fallback=None,
+                               rng=0).value is None
 
 
 def test_search_backend_limit():

@@ -1,8 +1,10 @@
-"""scikit-learn conformance of BestSubsetSelector (nbs/50_bss.ipynb), plus Pipeline use, seeding and spends.
+"""scikit-learn conformance of BestSubsetSelector (nbs/50_bss.ipynb), plus Pipeline use, seeding and
+spends.
 
-Each fit is a fresh private release (`non_deterministic=True`), so scikit-learn skips the fit-equality checks; with a
-fixed random_state two fits are identical (tested below). sklearn's random test data exceed the default public bounds,
-so fit clips them and warns (UserWarning) — that warning is part of the contract, not a failure."""
+Each fit is a fresh private release (`non_deterministic=True`), so scikit-learn skips the fit-
+equality checks; with a fixed random_state two fits are identical (tested below). sklearn's random
+test data exceed the default public bounds, so fit clips them and warns (UserWarning) — that warning
+is part of the contract, not a failure."""
 import math
 import warnings
 
@@ -16,7 +18,8 @@ from dplit.bss import METHODS, BestSubsetSelector, paper_design
 
 
 @parametrize_with_checks([BestSubsetSelector(s=1, epsilon=1.0, random_state=0),
-                          BestSubsetSelector(s=1, epsilon=1.0, method="mistakes_ptr", random_state=0)])
+                          BestSubsetSelector(s=1, epsilon=1.0, method="mistakes_ptr",
+                                             random_state=0)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -31,8 +34,10 @@ def test_pipeline_seed_and_spend(method):
         pipe = make_pipeline(BestSubsetSelector(s=2, epsilon=2.0, method=method, random_state=3),
                              LinearRegression()).fit(X, y)
         assert tuple(pipe[0].get_support(indices=True)) == S
-        a = BestSubsetSelector(s=2, epsilon=0.3, method=method, random_state=5, gap_check="warn").fit(X[:200], y[:200])
-        b = BestSubsetSelector(s=2, epsilon=0.3, method=method, random_state=5, gap_check="warn").fit(X[:200], y[:200])
+        a = BestSubsetSelector(s=2, epsilon=0.3, method=method, random_state=5,
+                               gap_check="warn").fit(X[:200], y[:200])
+        b = BestSubsetSelector(s=2, epsilon=0.3, method=method, random_state=5,
+                               gap_check="warn").fit(X[:200], y[:200])
     assert np.array_equal(a.selected_, b.selected_)
     assert a.spend_.relation == "substitute" and math.isclose(a.spend_.epsilon, 0.3)
     assert a.spend_.delta == (1e-6 if method == "mistakes_ptr" else 0.0)
