@@ -32,8 +32,8 @@ __all__ = ['LOSSES', 'METHODS', 'support_scores', 'support_score', 'sensitivity'
            'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
            'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
            'paper_design', 'verify_mistakes_sampler', 'gap_instance', 'mistakes_privacy_row',
-           'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'verify_ptr_exact_privacy',
-           'recovery_table', 'BestSubsetSelector']
+           'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
+           'verify_ptr_exact_privacy', 'recovery_table', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -783,6 +783,8 @@ def mistakes_ptr_select(X, y, s: int, epsilon, *, epsilon_test, delta, fallback=
         raise ValueError(f"fallback must be 'top_r' or None, got {fallback!r}")
     if rule not in ("exact", "at_least"):
         raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
+    if R is not None:                       # checked now: an error only on fallback would leak
+        check_int(R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
     g = as_rng(rng)
     gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
     out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma)
@@ -1262,21 +1264,32 @@ def verify_mistakes_exact_privacy(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/50_bss.ipynb #66b7fbb2
 def ptr_log_law(scores, p: int, s: int, epsilon, epsilon_test, delta, delta_sens, R=None,
-                zero_threshold=False):
-    """Exact log-law of mistakes_ptr_select (fallback top-R, T = inf) per row of `scores`.
-    `zero_threshold` gives
-    the mutant whose test is L + Lap > 0 (the ln(1/(2 delta)) / eps_test offset forgotten)."""
+                zero_threshold=False, fallback="top_r", half_gap_sensitivity=False):
+    """Exact log-law of mistakes_ptr_select per row of `scores` (columns: the supports in
+    lexicographic order; with `fallback=None` one more column, log P(None)). Mutants:
+    `zero_threshold` tests L + Lap > 0 (the ln(1/(2 delta)) / eps_test offset forgotten);
+    `half_gap_sensitivity` takes the gap's sensitivity to be Delta, i.e. L = ceil(gap / Delta) - 1."""
+    if fallback not in ("top_r", None):
+        raise ValueError(f"fallback must be 'top_r' or None, got {fallback!r}")
     V = np.atleast_2d(np.asarray(scores, float))
     R = min(2 + (p - s) * s, math.comb(p, s) - 1) if R is None else R
     Vs = np.sort(V, axis=1)
+    sens = delta_sens / 2 if half_gap_sensitivity else delta_sens
     shift = math.log(1 / (2 * delta)) if zero_threshold else 0.0        # moves the threshold to 0
-    pi = np.array([ptr_pass_probability(gp + 2 * delta_sens * shift / epsilon_test, delta_sens,
+    pi = np.array([ptr_pass_probability(gp + 2 * sens * shift / epsilon_test, sens,
                                         epsilon_test, delta)
                    for gp in Vs[:, 1] - Vs[:, 0]])[:, None]
     lm = mistakes_log_law(V, p, s, epsilon, delta_sens)
-    lt = top_r_log_law(V, p, s, R, math.inf, epsilon, delta_sens)
     with np.errstate(divide="ignore"):
+        if fallback is None:
+            return np.concatenate([np.log(pi) + lm, np.log1p(-pi)], 1)
+        lt = top_r_log_law(V, p, s, R, math.inf, epsilon, delta_sens)
         return np.logaddexp(np.log(pi) + lm, np.log1p(-pi) + lt)
+
+# %% ../nbs/50_bss.ipynb #5b0c41d2
+def _two_sided_delta(law, base, N, epsilon) -> float:
+    a, b = law(base), law(N)
+    return max(hockey_stick(a, b, epsilon), hockey_stick(b, a, epsilon))
 
 
 def ptr_delta_table(epsilon=1.0, epsilon_test=1.0, delta=1e-3, ns=(320, 1280)) -> list:
@@ -1296,26 +1309,53 @@ def ptr_delta_table(epsilon=1.0, epsilon_test=1.0, delta=1e-3, ns=(320, 1280)) -
                          ("mutant_no_test", lambda V: mistakes_log_law(V, p, s, epsilon, D)),
                          ("mutant_zero_threshold",
                           lambda V: ptr_log_law(V, p, s, epsilon, epsilon_test, delta, D,
-                                                                         zero_threshold=True))):
-            a, b = law(base), law(N)
-            row[lab] = max(hockey_stick(a, b, e_tot), hockey_stick(b, a, e_tot))
+                                                zero_threshold=True))):
+            row[lab] = _two_sided_delta(law, base, N, e_tot)
         rows.append(row)
+    return rows
+
+# %% ../nbs/50_bss.ipynb #5b0c41d3
+def ptr_bottom_table(epsilon=1.0, epsilon_tests=(1.0, 2.0), delta=1e-3, n_gaps=(1, 2, 3)) -> list:
+    """Exact smallest delta at eps + eps_test of PTR with the None fallback, and of the mutant that
+    takes the gap's sensitivity to be Delta, on `gap_instance(10, n_gap, 6, 1)` and all corner
+    replacements of its row 0 (gaps below 2 Delta; the mirror-image row flips the best support)."""
+    p, s = 6, 1
+    rows = []
+    for ng in n_gaps:
+        X, y, r, c = gap_instance(10, ng, p, s)
+        Xn, yn = grid_rows(p, 1.0, c, levels=2)
+        base, N = neighbour_scores(X, y, 0, Xn, yn, s, r)
+        D = _effective_delta(len(y), s, 1.0, c, r, "squared", "tight")
+        top2 = np.sort(np.vstack([base, N]), axis=1)[:, :2]
+        for e1 in epsilon_tests:
+            row = dict(n_gap=ng, epsilon_test=e1,
+                       max_gap_over_2delta=float((top2[:, 1] - top2[:, 0]).max() / (2 * D)),
+                       best_flips=int(np.sum(np.argmin(N, 1) != np.argmin(base))))
+            for lab, half in (("ptr", False), ("mutant_gap_sens_delta", True)):
+                law = lambda V: ptr_log_law(V, p, s, epsilon, e1, delta, D, fallback=None,
+                                            half_gap_sensitivity=half)
+                row[lab] = _two_sided_delta(law, base, N, epsilon + e1)
+            rows.append(row)
     return rows
 
 # %% ../nbs/50_bss.ipynb #913307d5
 @register_check("bss_ptr_exact_privacy",
                 "mistakes behind PTR on the gap is (eps + eps_test, delta)-DP exactly on "
-                "gap and no-gap pairs; the no-test and zero-threshold mutants exceed delta",
+                "gap and no-gap pairs (top-R and None fallbacks); the no-test, zero-threshold and "
+                "gap-sensitivity-Delta mutants exceed delta",
                 source="ours (propose-test-release on Theorem 2's gap)")
 def verify_ptr_exact_privacy(full: bool = False, rng=None) -> dict:
     delta = 1e-3
     rows = ptr_delta_table(1.0, 1.0, delta, (320, 1280, 2560) if full else (320, 1280))
-    worst = max(r_["ptr"] for r_ in rows)
+    bottom = ptr_bottom_table(1.0, (1.0, 2.0), delta, (1, 2, 3) if full else (2,))
+    worst = max(r_["ptr"] for r_ in rows + bottom)
     no_test = max(r_["mutant_no_test"] for r_ in rows)
     zero = max(r_["mutant_zero_threshold"] for r_ in rows)
-    ok = worst <= delta * (1 + 1e-9) and no_test > delta and zero > delta
+    half = max(r_["mutant_gap_sens_delta"] for r_ in bottom if r_["best_flips"] > 0)
+    ok = worst <= delta * (1 + 1e-9) and no_test > delta and zero > delta and half > delta
     return dict(measured=f"PTR: max delta {worst:.2e}; mutants: no test {no_test:.2e}, "
-                         f"zero threshold {zero:.2e}",
+                         f"zero threshold {zero:.2e}, gap sensitivity Delta (None fallback, "
+                         f"pairs that flip the best support) {half:.2e}",
                 tolerance=f"PTR <= delta = {delta}; mutants > delta", passed=ok)
 
 # %% ../nbs/50_bss.ipynb #a43f472e

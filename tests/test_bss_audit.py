@@ -21,9 +21,9 @@ import pytest
 
 from dplit.audit import audit
 from dplit.bss import (ExhaustiveSearch, _effective_delta, gap_instance, grid_rows,
-                       mistakes_log_law, mistakes_sample, neighbour_scores, privacy_instance,
-                       ptr_pass_probability, swap_instance, theorem1_epsilon, top_r_log_law,
-                       top_r_sample, worst_log_ratio)
+                       mistakes_log_law, mistakes_ptr_select, mistakes_sample, neighbour_scores,
+                       privacy_instance, ptr_log_law, ptr_pass_probability, swap_instance,
+                       theorem1_epsilon, top_r_log_law, top_r_sample, worst_log_ratio)
 
 
 def _worst_pair(X, y, r, s, law, levels, b_y, min_prob=0.01):
@@ -166,3 +166,81 @@ def test_plain_mistakes_caught_on_the_no_gap_pair():
                 kind="discrete",
                 vectorized=True, n_trials=100_000, rng=52)
     assert not res.passed, str(res)
+
+
+# PTR with the None fallback on `gap_instance(10, 2, 6, 1)`: gaps between Delta and 2 Delta, and the
+# mirror-image row flips the best support. The subtler mutant takes the gap's sensitivity to be
+# Delta (L = ceil(gap / Delta) - 1): exact smallest delta 1.7e-2 at eps + eps_test = 4 on the pair
+# below (claimed 1e-3); the correct test: 0. `None` is recorded as the output (-1,).
+X_B, Y_B, R_B, C_B = gap_instance(10, 2, 6, 1)
+D_B = _effective_delta(len(Y_B), 1, 1.0, C_B, R_B, "squared", "tight")
+E1_B, DELTA_B = 3.0, 1e-3
+
+
+def _bottom_law(half):
+    return lambda V: ptr_log_law(V, 6, 1, 1.0, E1_B, DELTA_B, D_B, fallback=None,
+                                 half_gap_sensitivity=half)
+
+
+def _hardest_hockey_pair(law):
+    Xn, yn = grid_rows(6, 1.0, C_B, levels=2)
+    base, N = neighbour_scores(X_B, Y_B, 0, Xn, yn, 1, R_B)
+    a, b = np.exp(law(base)), np.exp(law(N))
+    e = math.exp(1.0 + E1_B)
+    hs = np.maximum(np.maximum(0, a - e * b).sum(1), np.maximum(0, b - e * a).sum(1))
+    i = int(np.argmax(hs))
+    X1, y1 = X_B.copy(), Y_B.copy()
+    X1[0], y1[0] = Xn[i], yn[i]
+    return (X_B, Y_B), (X1, y1)
+
+
+PAIR_B = _hardest_hockey_pair(_bottom_law(True))
+
+
+def _ptr_bottom_mech(half):
+    mist = _mistakes_mech(1, 1.0, R_B, C_B)
+    sens = D_B / 2 if half else D_B
+    def run(data, g, n):
+        X, y = data
+        v = ExhaustiveSearch().top_r(X, y, 1, 2, r=R_B)[1]
+        L = math.ceil((v[1] - v[0]) / (2 * sens)) - 1       # the rule of mistakes_ptr_select
+        passed = L + g.laplace(0.0, 1 / E1_B, size=n) > math.log(1 / (2 * DELTA_B)) / E1_B
+        out = np.full((n, 1), -1)
+        if passed.any():
+            out[passed] = mist(data, g, int(passed.sum()))
+        return out
+    return run
+
+
+def test_ptr_bottom_pair_flips_and_lacks_the_gap():
+    best = [tuple(ExhaustiveSearch().top_r(X, y, 1, 1, r=R_B)[0][0]) for X, y in PAIR_B]
+    gaps = [np.diff(ExhaustiveSearch().top_r(X, y, 1, 2, r=R_B)[1])[0] for X, y in PAIR_B]
+    assert best[0] != best[1] and max(gaps) <= 2 * D_B and max(gaps) > D_B
+
+
+def test_ptr_bottom_passes():
+    res = audit(_ptr_bottom_mech(False), *PAIR_B, epsilon=1.0 + E1_B, delta=DELTA_B,
+                kind="discrete", vectorized=True, n_trials=100_000, rng=61)
+    assert res.passed, str(res)
+
+
+def test_ptr_gap_sensitivity_mutant_caught():
+    res = audit(_ptr_bottom_mech(True), *PAIR_B, epsilon=1.0 + E1_B, delta=DELTA_B,
+                kind="discrete", vectorized=True, n_trials=100_000, rng=62)
+    assert not res.passed, str(res)
+
+
+def test_ptr_pass_frequency_matches_the_exact_law():
+    # mistakes_ptr_select's own test (fallback=None: None means "failed") against
+    # ptr_pass_probability, which every exact PTR check uses
+    from scipy import stats
+    X, y, r, c = gap_instance(10, 16, 6, 1)
+    gap = np.diff(ExhaustiveSearch().top_r(X, y, 1, 2, r=r)[1])[0]
+    D = _effective_delta(len(y), 1, 1.0, c, r, "squared", "tight")
+    g = np.random.default_rng(7)
+    for delta in (0.05, 0.3):
+        pi = ptr_pass_probability(gap, D, 1.0, delta)
+        hits = sum(mistakes_ptr_select(X, y, 1, 1.0, epsilon_test=1.0, delta=delta, r=r, b_x=1.0,
+                                       b_y=c, fallback=None, rng=g).value is not None
+                   for _ in range(500))
+        assert 0.02 < pi < 0.98 and stats.binomtest(hits, 500, pi).pvalue > 1e-4, (hits, pi)

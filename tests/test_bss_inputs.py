@@ -181,3 +181,11 @@ def test_support_scores_batch_matches_single():
     S = np.array([[0, 1], [2, 5], [1, 3]])
     v = support_scores(X, Y, S, r=0.7)
     assert np.allclose(v, [support_score(X, Y, s_, r=0.7) for s_ in S], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("R", [0, math.comb(6, 2), 2.5])
+def test_ptr_R_checked_before_the_test(R):
+    # R is refused up front, also when the fallback would never run (an error raised only when the
+    # test fails would depend on the data)
+    with pytest.raises((ValueError, TypeError), match="R"):
+        mistakes_ptr_select(X, Y, 2, 1.0, epsilon_test=0.5, delta=1e-6, R=R, fallback=None, rng=0)
