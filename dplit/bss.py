@@ -467,6 +467,16 @@ def _check_certificates(X, y, supports, scores, r, loss, gamma):
         raise RuntimeError("the search backend returned scores that differ from support_scores")
     return v
 
+
+def _check_search(search):
+    "The backend to use: ExhaustiveSearch() for None, else an object with top_r/best_per_bucket."
+    if search is None:
+        return ExhaustiveSearch()
+    if not all(callable(getattr(search, m, None)) for m in ("top_r", "best_per_bucket")):
+        raise TypeError(f"search must be a SearchBackend (methods top_r and best_per_bucket), "
+                        f"got {type(search).__name__}")
+    return search
+
 # %% ../nbs/50_bss.ipynb #34b6d804
 def _spend(eps, mech, delta=0.0) -> PrivacySpend:
     return PrivacySpend(float(eps), float(delta), mech, "substitute")
@@ -628,11 +638,12 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
     R = min(2 + (p - s) * s, C - 1) if R is None else check_int(R, "R", low=1, high=C - 1)
     if T != math.inf:
         T = check_int(T, "T", low=1)
-    search = ExhaustiveSearch() if search is None else search
+    search = _check_search(search)
     S, v = search.top_r(X, y, s, R, r=r, loss=loss)
     v = _check_certificates(X, y, S, v, r, loss, score_tolerance(n, b_y=b_y, loss=loss))
     out = top_r_sample(S, v, p, s, eps, D, T, as_rng(rng))
-    e_spent = theorem1_epsilon(eps, T, R, p, s, n, b_x=b_x, b_y=b_y, r=r, loss=loss, bound=bound)
+    by = 1.0 if loss == "hinge" else b_y                # b_y plays no role for the hinge loss
+    e_spent = theorem1_epsilon(eps, T, R, p, s, n, b_x=b_x, b_y=by, r=r, loss=loss, bound=bound)
     return Release(out, _spend(e_spent, f"top-R (R={R}, T={T})"))
 
 # %% ../nbs/50_bss.ipynb #0cb2843d
@@ -702,7 +713,7 @@ def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_buc
     """Centre, buckets, gap and one draw of the mistakes method (the mutant returns the bucket's
     best support)."""
     n, p = X.shape
-    search = ExhaustiveSearch() if search is None else search
+    search = _check_search(search)
     top, vtop = search.top_r(X, y, s, 1, r=r, loss=loss)
     center = top[0]
     B, vb = search.best_per_bucket(X, y, s, center, r=r, loss=loss, rule=rule)
@@ -1268,7 +1279,7 @@ def ptr_log_law(scores, p: int, s: int, epsilon, epsilon_test, delta, delta_sens
     """Exact log-law of mistakes_ptr_select per row of `scores` (columns: the supports in
     lexicographic order; with `fallback=None` one more column, log P(None)). Mutants:
     `zero_threshold` tests L + Lap > 0 (the ln(1/(2 delta)) / eps_test offset forgotten);
-    `half_gap_sensitivity` takes the gap's sensitivity to be Delta, i.e. L = ceil(gap / Delta) - 1."""
+    `half_gap_sensitivity` takes the gap's sensitivity to be Delta: L = ceil(gap / Delta) - 1."""
     if fallback not in ("top_r", None):
         raise ValueError(f"fallback must be 'top_r' or None, got {fallback!r}")
     V = np.atleast_2d(np.asarray(scores, float))
@@ -1430,14 +1441,12 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
 
 # %% ../nbs/50_bss.ipynb #8165995e
 class BestSubsetSelector(_BestSubsetParams):
-    """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn selector;
-    see
-    `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
+    """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn
+    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
 
     def _release(self, X, y) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,
-                  search=self.search,
-                  rng=self.random_state)
+                  search=self.search, rng=self.random_state)
         if self.method == "top_r":
             return top_r_select(X, y, self.s, self.epsilon, R=self.R, T=self.T, **kw)
         if self.method == "mistakes":
@@ -1449,8 +1458,7 @@ class BestSubsetSelector(_BestSubsetParams):
             if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < 1:
                 raise ValueError(f"test_fraction must be in (0, 1), got {f!r}")
             return mistakes_ptr_select(X, y, self.s, (1 - f) * eps, epsilon_test=f * eps,
-                                       delta=self.delta,
-                                       R=self.R, rule=self.rule, **kw)
+                                       delta=self.delta, R=self.R, rule=self.rule, **kw)
         kw.pop("search")
         return exponential_support_select(X, y, self.s, self.epsilon, **kw)
 

@@ -189,3 +189,15 @@ def test_ptr_R_checked_before_the_test(R):
     # test fails would depend on the data)
     with pytest.raises((ValueError, TypeError), match="R"):
         mistakes_ptr_select(X, Y, 2, 1.0, epsilon_test=0.5, delta=1e-6, R=R, fallback=None, rng=0)
+
+
+def test_search_must_be_a_backend():
+    with pytest.raises(TypeError, match="search"):
+        top_r_select(X, Y, 2, 1.0, search=object(), rng=0)
+    with pytest.raises(TypeError, match="search"):
+        mistakes_select(X, Y, 2, 1.0, search="exhaustive", gap_check="warn", rng=0)
+
+
+def test_hinge_finite_T_needs_no_b_y():
+    r = top_r_select(X, YH, 2, 1.0, T=3, loss="hinge", b_y=None, rng=0)
+    assert r.spend.epsilon > 1.0
