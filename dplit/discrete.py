@@ -66,7 +66,7 @@ def naive_reachable(y, value, scale) -> np.ndarray:
         True where some k in 1..2^53 and sign give exactly y.
     """
     y = np.asarray(y, dtype=float)
-    b = check_positive(scale, "scale")
+    b, value = check_positive(scale, "scale"), _value(value)
     out = np.zeros(y.shape, dtype=bool)
     for sign in (1.0, -1.0):
         lo = np.ones(y.shape, dtype=np.int64)
@@ -104,6 +104,7 @@ def mironov_fractions(value0, value1, scale=1.0, n=100_000, rng=None) -> dict:
     """
     g = as_rng(rng)
     n = check_int(n, "n", low=1)
+    value0, value1 = _value(value0, "value0"), _value(value1, "value1")
     k = g.integers(1, 2**53, size=n, endpoint=True, dtype=np.int64).astype(float)
     s = np.where(g.random(n) < 0.5, 1.0, -1.0)
     y = naive_laplace_from_uniform(value0, scale, k, s)
@@ -422,10 +423,10 @@ def discrete_gaussian_exact_delta(sigma, shift: int, epsilon) -> float:
     -------
     float
     """
-    s2 = check_positive(sigma, "sigma") ** 2
-    w = int(40 * math.sqrt(s2)) + 40 + abs(int(shift))
+    s2, shift = check_positive(sigma, "sigma") ** 2, check_int(shift, "shift")
+    w = int(40 * math.sqrt(s2)) + 40 + abs(shift)
     y = np.arange(-w, w + 1)
-    lp, lq = discrete_log_pmf(y, "gaussian", s2), discrete_log_pmf(y - int(shift), "gaussian", s2)
+    lp, lq = discrete_log_pmf(y, "gaussian", s2), discrete_log_pmf(y - shift, "gaussian", s2)
     return float(np.sum(np.maximum(0.0, np.exp(lp) - np.exp(check_epsilon(epsilon) + lq))))
 
 # %% ../nbs/07_discrete.ipynb #4eb9ea73
