@@ -16,10 +16,11 @@ from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_d
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_sensitivity', 'ExactBits', 'bernoulli_exp',
-           'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf', 'verify_discrete_samplers', 'zcdp_log_delta',
-           'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta', 'verify_discrete_gaussian_calibration',
-           'discrete_laplace_mechanism', 'discrete_gaussian_mechanism']
+__all__ = ['naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_round', 'grid_sensitivity', 'ExactBits',
+           'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf', 'verify_discrete_samplers',
+           'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
+           'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
+           'discrete_gaussian_mechanism']
 
 # %% ../nbs/07_discrete.ipynb #69810e63
 _TWO53 = float(2**53)
@@ -65,12 +66,13 @@ def naive_reachable(y, value, scale) -> np.ndarray:
         True where some k in 1..2^53 and sign give exactly y.
     """
     y = np.asarray(y, dtype=float)
-    b = check_positive(scale, "scale")
+    b, value = check_positive(scale, "scale"), _value(value)
     out = np.zeros(y.shape, dtype=bool)
     for sign in (1.0, -1.0):
         lo = np.ones(y.shape, dtype=np.int64)
         hi = np.full(y.shape, 2**53, dtype=np.int64)
-        while np.any(lo < hi):  # first k whose output is on y's side (outputs move towards v as k grows)
+        # first k whose output is on y's side (the outputs move towards v as k grows)
+        while np.any(lo < hi):
             mid = (lo + hi) // 2
             f = naive_laplace_from_uniform(value, b, mid.astype(float), sign)
             right = (f > y) if sign > 0 else (f < y)
@@ -80,7 +82,8 @@ def naive_reachable(y, value, scale) -> np.ndarray:
 
 # %% ../nbs/07_discrete.ipynb #dce6d579
 def mironov_fractions(value0, value1, scale=1.0, n=100_000, rng=None) -> dict:
-    """Run the textbook sampler on `value0`; the fraction of outputs reachable from `value0` (the control,
+    """Run the textbook sampler on `value0`; the fraction of outputs reachable from `value0`
+    (the control,
     must be 1) and the fraction NOT reachable from `value1` (outputs that rule `value1` out).
 
     Parameters
@@ -101,6 +104,7 @@ def mironov_fractions(value0, value1, scale=1.0, n=100_000, rng=None) -> dict:
     """
     g = as_rng(rng)
     n = check_int(n, "n", low=1)
+    value0, value1 = _value(value0, "value0"), _value(value1, "value1")
     k = g.integers(1, 2**53, size=n, endpoint=True, dtype=np.int64).astype(float)
     s = np.where(g.random(n) < 0.5, 1.0, -1.0)
     y = naive_laplace_from_uniform(value0, scale, k, s)
@@ -108,8 +112,34 @@ def mironov_fractions(value0, value1, scale=1.0, n=100_000, rng=None) -> dict:
                 rules_out=float(1 - naive_reachable(y, value1, scale).mean()))
 
 # %% ../nbs/07_discrete.ipynb #6262d904
+def grid_round(value, granularity) -> np.ndarray:
+    """round(value / granularity) to the nearest integer, ties up, computed exactly (in rationals).
+
+    Parameters
+    ----------
+    value : float or array
+        Finite values; each double is taken at its exact binary value.
+    granularity : float
+        The public grid step gamma > 0.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        floor(value / gamma + 1/2), same shape as `value`.
+    """
+    v = _value(value)
+    gam = check_positive(granularity, "granularity")
+    if np.any(np.abs(v / gam) >= 2.0**52):
+        raise ValueError("granularity is too fine for value: "
+                         "|value / granularity| must stay below 2^52")
+    g, half = Fraction(gam), Fraction(1, 2)
+    flat = [math.floor(Fraction(float(x)) / g + half) for x in v.ravel()]
+    return np.array(flat, dtype=np.int64).reshape(v.shape)
+
+
+# %% ../nbs/07_discrete.ipynb #a7c3e1f0
 def grid_sensitivity(sensitivity, granularity, d: int = 1, norm: str = "l1") -> float:
-    """Sensitivity of round(f / granularity) for a statistic f with the given sensitivity.
+    """Sensitivity of `grid_round(f, granularity)` for a statistic f with the given sensitivity.
 
     Parameters
     ----------
@@ -125,15 +155,20 @@ def grid_sensitivity(sensitivity, granularity, d: int = 1, norm: str = "l1") -> 
     Returns
     -------
     float
-        ceil(Delta / gamma) when d = 1; floor(Delta_1 / gamma) + d (L1) or Delta_2 / gamma + sqrt(d) (L2).
+        ceil(Delta / gamma) when d = 1; floor(Delta_1 / gamma) + d (L1) or
+        Delta_2 / gamma + sqrt(d) (L2, rounded up). Delta / gamma is computed exactly.
     """
-    s = check_positive(sensitivity, "sensitivity") / check_positive(granularity, "granularity")
+    gam = check_positive(granularity, "granularity")
+    s = Fraction(check_positive(sensitivity, "sensitivity")) / Fraction(gam)
     d = check_int(d, "d", low=1)
     if norm not in ("l1", "l2"):
         raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
     if d == 1:
         return float(math.ceil(s))
-    return float(math.floor(s) + d) if norm == "l1" else s + math.sqrt(d)
+    if norm == "l1":
+        return float(math.floor(s) + d)
+    return math.nextafter(math.nextafter(float(s) + math.sqrt(d), math.inf), math.inf)
+
 
 # %% ../nbs/07_discrete.ipynb #b0910e14
 class ExactBits:
@@ -164,7 +199,7 @@ class ExactBits:
 
 # %% ../nbs/07_discrete.ipynb #1576d6bd
 def bernoulli_exp(gamma: Fraction, bits: ExactBits) -> bool:
-    """True with probability exp(-gamma), exactly, for a rational gamma >= 0 (CKS 2020, Algorithm 1).
+    """True with probability exp(-gamma), exactly, for a rational gamma >= 0 (CKS 2020, Alg. 1).
 
     Parameters
     ----------
@@ -262,7 +297,8 @@ def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
 
 # %% ../nbs/07_discrete.ipynb #ebeef4fb
 def discrete_log_pmf(y, law: str, param) -> np.ndarray:
-    """Exact log-pmf of the discrete Laplace (``law="laplace"``, param = scale t) or discrete Gaussian
+    """Exact log-pmf of the discrete Laplace (``law="laplace"``, param = scale t) or discrete
+    Gaussian
     (``law="gaussian"``, param = sigma^2) at integers `y`.
 
     Parameters
@@ -293,7 +329,7 @@ def _gof_pvalue(draws, law, param) -> float:
     probs = np.exp(discrete_log_pmf(ys, law, param))
     probs = np.append(probs, max(0.0, 1 - probs.sum()))          # the mass outside [lo, hi]
     counts = np.append(np.bincount(draws - lo, minlength=ys.size), 0)
-    keep = probs * draws.size >= 5                               # pool cells with small expectations
+    keep = probs * draws.size >= 5                          # pool cells with small expectations
     obs = np.append(counts[keep], counts[~keep].sum())
     exp_ = np.append(probs[keep], probs[~keep].sum()) * draws.size
     obs, exp_ = obs[exp_ > 0], exp_[exp_ > 0]
@@ -307,8 +343,9 @@ def verify_discrete_samplers(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     n = 40_000 if full else 5_000
     ok_p, bad_p = [], []
-    for law, param, draw in (("laplace", 1.5, discrete_laplace), ("laplace", 7.3, discrete_laplace),
-                             ("gaussian", 2.0, discrete_gaussian), ("gaussian", 30.0, discrete_gaussian)):
+    laws = (("laplace", 1.5, discrete_laplace), ("laplace", 7.3, discrete_laplace),
+            ("gaussian", 2.0, discrete_gaussian), ("gaussian", 30.0, discrete_gaussian))
+    for law, param, draw in laws:
         x = draw(param, size=n, rng=g)
         ok_p.append(_gof_pvalue(x, law, param))
         bad_p.append(_gof_pvalue(draw(1.25 * param, size=n, rng=g), law, param))
@@ -319,7 +356,8 @@ def verify_discrete_samplers(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/07_discrete.ipynb #a2472e3c
 def zcdp_log_delta(rho, epsilon) -> float:
-    """log delta of the (epsilon, delta)-DP implied by rho-zCDP (Canonne, Kamath & Steinke 2020, Cor. 13).
+    """log delta of the (epsilon, delta)-DP implied by rho-zCDP (Canonne, Kamath & Steinke 2020,
+    Cor. 13).
 
     Parameters
     ----------
@@ -366,8 +404,10 @@ def discrete_gaussian_sigma(grid_sens, epsilon, delta) -> float:
         lo -= 2
     while f(hi) > 0:
         hi += 2
-    ls = optimize.brentq(f, lo, hi, xtol=1e-13)
-    return math.exp(ls) * (1 + 1e-12)                                     # on the private side of the root
+    s = math.exp(optimize.brentq(f, lo, hi, xtol=1e-13)) * (1 + 1e-12)
+    while f(math.log(s)) > 0:                   # make sure: the bound at the returned sigma holds
+        s *= 1 + 1e-9
+    return s
 
 # %% ../nbs/07_discrete.ipynb #e9135534
 def discrete_gaussian_exact_delta(sigma, shift: int, epsilon) -> float:
@@ -383,10 +423,10 @@ def discrete_gaussian_exact_delta(sigma, shift: int, epsilon) -> float:
     -------
     float
     """
-    s2 = check_positive(sigma, "sigma") ** 2
-    w = int(40 * math.sqrt(s2)) + 40 + abs(int(shift))
+    s2, shift = check_positive(sigma, "sigma") ** 2, check_int(shift, "shift")
+    w = int(40 * math.sqrt(s2)) + 40 + abs(shift)
     y = np.arange(-w, w + 1)
-    lp, lq = discrete_log_pmf(y, "gaussian", s2), discrete_log_pmf(y - int(shift), "gaussian", s2)
+    lp, lq = discrete_log_pmf(y, "gaussian", s2), discrete_log_pmf(y - shift, "gaussian", s2)
     return float(np.sum(np.maximum(0.0, np.exp(lp) - np.exp(check_epsilon(epsilon) + lq))))
 
 # %% ../nbs/07_discrete.ipynb #4eb9ea73
@@ -406,22 +446,34 @@ def verify_discrete_gaussian_calibration(full: bool = False, rng=None) -> dict:
                 worst_conv = min(worst_conv, d / cont)
     ok = worst <= 1.0 and worst_mut > 1.0 and worst_conv >= 1.0
     return dict(measured=f"max exact delta / target = {worst:.3f}; mutant 0.8 sigma min ratio = "
-                         f"{worst_mut:.3g}; min conversion / exact continuous delta = {worst_conv:.3f}",
+                         f"{worst_mut:.3g}; min conversion / exact continuous delta = "
+                         f"{worst_conv:.3f}",
                 tolerance="<= 1, > 1, >= 1", passed=ok)
 
 # %% ../nbs/07_discrete.ipynb #0605eebe
 def _to_grid(value, granularity):
-    v = _value(value)
-    gam = check_positive(granularity, "granularity")
-    a = v / gam
-    if np.any(np.abs(a) >= 2.0**52):
-        raise ValueError("granularity is too fine for value: |value / granularity| must stay below 2^52")
-    return np.rint(a).astype(np.int64), gam
+    return grid_round(value, granularity), check_positive(granularity, "granularity")
+
+
+def sigma2_up(sigma) -> Fraction:
+    """sigma^2 as an exact rational rounded up (never below the calibrated variance).
+
+    Parameters
+    ----------
+    sigma : float
+
+    Returns
+    -------
+    fractions.Fraction
+    """
+    s = check_positive(sigma, "sigma")
+    return Fraction(math.nextafter(s * s, math.inf))
+
 
 # %% ../nbs/07_discrete.ipynb #7e4dbc8f
 def discrete_laplace_mechanism(value, sensitivity, epsilon, granularity, rng=None,
                                relation: str = "add/remove") -> Release:
-    """gamma * (round(value / gamma) + Z), Z exact discrete Laplace: epsilon-DP with no floating-point leak.
+    """gamma * (round(value / gamma) + Z), Z exact discrete Laplace: epsilon-DP, no float leak.
 
     Parameters
     ----------
@@ -479,6 +531,6 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l2")
     s = discrete_gaussian_sigma(K, eps, dlt)
-    z = discrete_gaussian(Fraction(s * s), size=max(1, ints.size), rng=rng)
+    z = discrete_gaussian(sigma2_up(s), size=max(1, ints.size), rng=rng)
     out = gam * (ints + z.reshape(ints.shape)).astype(float)
     return Release(out, PrivacySpend(eps, dlt, "discrete gaussian", relation))

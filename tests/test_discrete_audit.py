@@ -33,7 +33,7 @@ def _scalar_laplace(eps, scale_factor=1.0):
     K = grid_sensitivity(1.0, GAMMA)
     def run(x, g, n):
         z = discrete_laplace(Fraction(K) / Fraction(eps) * Fraction(scale_factor), size=n, rng=g)
-        return GAMMA * (np.rint(x / GAMMA) + z)
+        return GAMMA * (D.grid_round(x, GAMMA) + z)
     return run
 
 
@@ -64,11 +64,39 @@ def test_grid_ceiling_mutant_exact_loss():
     assert round(0.1 / gam) == 0 and round(1.1 / gam) == 4
 
 
+def _tie_laplace(eps, rounding):
+    "Scalar release with sensitivity = gamma (K = 1): the hardest pair is a tie pair, 0.5 and 1.5 grid steps."
+    K = grid_sensitivity(GAMMA, GAMMA)
+    def run(x, g, n):
+        return GAMMA * (rounding(x) + discrete_laplace(Fraction(K) / Fraction(eps), size=n, rng=g))
+    return run
+
+
+def test_tie_pair_exact_loss():
+    """0.125 and 0.375 are one grid step apart (gamma = 0.25). Exact rounding puts them one step apart (loss eps);
+    np.rint (ties to even) two steps apart (loss 2 eps at the claimed K = 1)."""
+    eps, y = 1.0, np.arange(-100, 101)
+    for ints, expected in ((D.grid_round(np.array([0.125, 0.375]), GAMMA), eps),
+                           (np.rint(np.array([0.125, 0.375]) / GAMMA), 2 * eps)):
+        t = grid_sensitivity(GAMMA, GAMMA) / eps
+        lp = discrete_log_pmf(y - ints[0], "laplace", t) - discrete_log_pmf(y - ints[1], "laplace", t)
+        assert np.max(np.abs(lp)) == pytest.approx(expected, rel=1e-9)
+
+
+def test_tie_pair_audit_and_rint_mutant():
+    good = audit(_tie_laplace(1.0, lambda x: D.grid_round(x, GAMMA)), 0.125, 0.375, epsilon=1.0,
+                 n_trials=N, pilot_trials=PILOT, kind="threshold", vectorized=True, rng=33)
+    assert good.passed, str(good)
+    bad = audit(_tie_laplace(1.0, lambda x: np.rint(x / GAMMA)), 0.125, 0.375, epsilon=1.0,
+                n_trials=N, pilot_trials=PILOT, kind="threshold", vectorized=True, rng=34)
+    assert not bad.passed, str(bad)
+
+
 def _scalar_gauss(eps, delta, sigma_factor=1.0):
     K = grid_sensitivity(1.0, GAMMA, norm="l2")
     s = discrete_gaussian_sigma(K, eps, delta) * sigma_factor
     def run(x, g, n):
-        return GAMMA * (np.rint(x / GAMMA) + discrete_gaussian(Fraction(s * s), size=n, rng=g))
+        return GAMMA * (D.grid_round(x, GAMMA) + discrete_gaussian(D.sigma2_up(s), size=n, rng=g))
     return run
 
 
@@ -99,3 +127,39 @@ def test_discrete_gaussian_half_noise_caught_empirically():
     bad = audit(_scalar_gauss(1.0, 1e-5, 0.5), 0.0, 1.0, epsilon=1.0, delta=1e-5, n_trials=200_000,
                 pilot_trials=50_000, kind="threshold", vectorized=True, rng=42)
     assert not bad.passed, str(bad)
+
+
+def _dlap_keeps_minus_zero(scale, bits):
+    "Mutant of CKS Algorithm 2: -0 is not rejected, so 0 is counted twice."
+    p, q = scale.numerator, scale.denominator
+    while True:
+        u = bits.uniform_int(p)
+        if not D.bernoulli_exp(Fraction(u, p), bits):
+            continue
+        v = 0
+        while D.bernoulli_exp(Fraction(1), bits):
+            v += 1
+        y = (u + p * v) // q
+        return -y if bits.uniform_int(2) == 1 else y
+
+
+def _dgauss_drops_2(sigma2, bits):
+    "Mutant of CKS Algorithm 3: the acceptance exponent misses its factor 1/2."
+    t = math.isqrt(sigma2.numerator // sigma2.denominator) + 1
+    while True:
+        y = D._dlap_one(Fraction(t), bits)
+        a = abs(y) - sigma2 / t
+        if D.bernoulli_exp(a * a / sigma2, bits):
+            return y
+
+
+@pytest.mark.parametrize("draw,law,param", [(_dlap_keeps_minus_zero, "laplace", Fraction(3, 2)),
+                                            (_dgauss_drops_2, "gaussian", Fraction(2)),
+                                            (_dgauss_drops_2, "gaussian", Fraction(30))])
+def test_sampler_transcription_mutants_rejected(draw, law, param):
+    "The chi-square check of the notebook (same n = 5,000, same threshold 1e-3) rejects subtle transcription bugs."
+    bits = D.ExactBits(0)
+    x = np.array([draw(param, bits) for _ in range(5_000)])
+    assert D._gof_pvalue(x, law, float(param)) < 1e-3
+    ok = np.array([(D._dlap_one if law == "laplace" else D._dgauss_one)(param, bits) for _ in range(5_000)])
+    assert D._gof_pvalue(ok, law, float(param)) > 1e-3
