@@ -65,7 +65,8 @@ def test_shape_mismatch_and_too_few_rows():
     (dict(shares=(0.5, 0.5)), ValueError, "shares"), (dict(shares=(0.5, 0.5, 0.5)), ValueError, "shares"),
     (dict(shares=(1.0, 0.0, 0.0)), ValueError, "shares"), (dict(eta=0.0), ValueError, "eta"),
     (dict(clip_x=-1.0), ValueError, "clip_x"), (dict(clip_r=math.inf), ValueError, "clip_r"),
-    (dict(rho=0.0), ValueError, "rho"), (dict(rho=0.7), ValueError, "rho")])
+    (dict(rho=0.0), ValueError, "rho"), (dict(rho=0.7), ValueError, "rho"),
+    (dict(rho=0.7, ridge="seed"), ValueError, "rho"), (dict(rho=math.nan, ridge="tang"), ValueError, "rho")])
 def test_bad_parameters(kw, err, name):
     with pytest.raises(err, match=name):
         _fit(**kw)
