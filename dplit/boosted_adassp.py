@@ -234,7 +234,10 @@ def bas_budget(
     BASBudget
     """
     T = check_int(n_rounds, "n_rounds", low=1)
-    s = np.asarray(shares, dtype=float)
+    try:
+        s = np.asarray(shares, dtype=float)
+    except (TypeError, ValueError):
+        s = np.full(1, np.nan)  # reported below, naming the parameter
     if s.shape != (3,) or not np.all(np.isfinite(s)) or np.any(s <= 0) or abs(s.sum() - 1) > 1e-9:
         raise ValueError(f"shares must be three positive numbers summing to 1, got {shares!r}")
     s = s / s.sum()  # exactly 1 up to rounding: the composition must not exceed mu
@@ -255,6 +258,17 @@ def bas_budget(
     )
 
 # %% ../nbs/14_boosted_adassp.ipynb #51cd8597
+def _row_norms(X, extra: float = 0.0) -> np.ndarray:
+    "sqrt(|x_i|^2 + extra^2) per row; rows whose squares overflow (entries ~1e154+) are rescaled."
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X) + extra**2)
+    big = ~np.isfinite(norms)
+    if big.any():
+        m = np.abs(X[big]).max(axis=1)
+        Xs = X[big] / m[:, None]
+        norms[big] = m * np.sqrt(np.einsum("ij,ij->i", Xs, Xs) + (extra / m) ** 2)
+    return norms
+
+
 def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     """Scale every row with norm above `bound` down to norm `bound` (rows below it are unchanged).
 
@@ -270,7 +284,7 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     ndarray (n, d)
     """
     X = np.asarray(X, dtype=float)
-    norms = np.linalg.norm(X, axis=1)
+    norms = _row_norms(X)
     scale = np.minimum(
         1.0, check_positive(bound, "bound") / np.maximum(norms, np.finfo(float).tiny)
     )
@@ -569,7 +583,7 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     if not fit_intercept:
         return clip_rows(X, clip_x)
     n, p = X.shape  # one allocation: scale the features, the intercept entry is the scale
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
+    norms = _row_norms(X, 1.0)
     scale = np.minimum(1.0, check_positive(clip_x, "clip_x") / norms)
     out = np.empty((n, p + 1))
     np.multiply(X, scale[:, None], out=out[:, :p])
