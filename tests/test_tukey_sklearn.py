@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
