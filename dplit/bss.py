@@ -47,8 +47,7 @@ def _check_loss(loss) -> str:
 
 def _trust_region(lam, c, yy, r):
     """Vectorised squared-loss scores from eigen-data: `lam`, `c` of shape (m, s), `yy` (m,).
-    Returns
-    (primal value at a feasible beta, Lagrange dual lower bound), each of shape (m,)."""
+    Returns (primal value at a feasible beta, Lagrange dual lower bound), each of shape (m,)."""
     lam = np.maximum(lam, 0.0)                         # G is PSD; clear rounding below zero
     c2, r2 = c * c, r * r
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -661,9 +660,8 @@ def bucket_log_sizes(p: int, s: int) -> np.ndarray:
 def mistakes_log_bucket_probs(bucket_scores, p: int, s: int, epsilon, delta) -> np.ndarray:
     "log P(bucket k) ∝ log|P_k| - epsilon R~_k / (2 delta), k = 0..K."
     v = np.asarray(bucket_scores, float)
-    z = bucket_log_sizes(p,
-                         s) - check_epsilon(epsilon) * (v - v[0]) / (2 * check_positive(delta,
-                                                                                        "delta"))
+    scale = check_epsilon(epsilon) / (2 * check_positive(delta, "delta"))
+    z = bucket_log_sizes(p, s) - scale * (v - v[0])
     return z - special.logsumexp(z)
 
 
