@@ -1,0 +1,75 @@
+"MIPSearch equals enumeration; plugging it into the mechanisms changes nothing in their output law."
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from dplit.bss import ExhaustiveSearch, enumerate_supports, mistakes_select, top_r_select
+from dplit.bss_mip import MIPSearch, PerspectiveCuts, bss_data, kswap_candidates, one_swap_supports, oa_top_r
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_top_r_equals_enumeration(seed):
+    g = np.random.default_rng(seed)
+    p, s = int(g.integers(10, 17)), int(g.integers(2, 5))
+    X, y, _ = bss_data(int(g.integers(30, 300)), p, s, snr=float(g.choice([0.3, 1.0, 5.0])), rng=g)
+    E, ve = enumerate_supports(X, y, s, r=1.1)
+    m = MIPSearch()
+    for R in (1, 3, 2 + (p - s) * s, math.comb(p, s) // 2):
+        S, v = m.top_r(X, y, s, R, r=1.1)
+        np.testing.assert_array_equal(S, E[:R])
+        np.testing.assert_allclose(v, ve[:R], rtol=0, atol=1e-9 * ve[0])
+
+
+def test_oa_top_r_equals_enumeration():
+    X, y, _ = bss_data(100, 15, 3, snr=2.0, rng=4)
+    E, _ = enumerate_supports(X, y, 3, r=1.1)
+    S, v, lb = oa_top_r(X, y, 3, 4, r=1.1)
+    np.testing.assert_array_equal(S, E[:4])
+    assert np.all(lb <= v + 1e-9 * v)
+
+
+def test_kswap_candidates_superset():
+    X, y, _ = bss_data(80, 13, 4, snr=1.0, rng=5)
+    E, ve = enumerate_supports(X, y, 4, r=1.1)
+    G, b, yy = X.T @ X, X.T @ y, float(y @ y)
+    k_of = 4 - np.isin(E, E[0]).sum(1)
+    for k in range(1, 5):
+        th = float(np.quantile(ve[k_of == k], 0.3))
+        C, _ = kswap_candidates(G, b, yy, E[0], k, th, margin=1e-9 * yy, max_candidates=10 ** 6)
+        want = {tuple(S) for S, v, kk in zip(E, ve, k_of) if kk == k and v <= th}
+        assert want <= {tuple(S) for S in C}
+
+
+def test_one_swap_count():
+    P = one_swap_supports((1, 4, 7), 10)
+    assert P.shape == (21, 3) and len({tuple(r) for r in P}) == 21
+    assert all(len(set(r) & {1, 4, 7}) == 2 for r in P)
+
+
+def test_cut_mutant_detected():
+    "Cuts with d above lambda_min(X'X) over-estimate the score somewhere: the validity test can fail."
+    X, y, _ = bss_data(60, 11, 3, snr=5.0, rng=6)
+    E, ve = enumerate_supports(X, y, 3, r=1.1)
+    Z = np.zeros((len(E), 11))
+    Z[np.arange(len(E))[:, None], E] = 1
+    for scale, ok in ((1.0, True), (3.0, False)):
+        c = PerspectiveCuts(X, y, 1.1)
+        c.d *= scale
+        worst = max(float(np.max(v + (Z - Z[k]) @ g - ve)) for k in range(len(E)) for v, g, _ in [c.cut(E[k])])
+        assert (worst <= 1e-9 * ve.max()) == ok
+
+
+def test_mechanisms_identical_with_mip_backend():
+    "Same list, same seed -> same release: the exhaustive backend's audits carry over to MIPSearch."
+    X, y, _ = bss_data(300, 14, 3, snr=1.0, rng=7)
+    kw = dict(epsilon=1.0, r=1.1, b_x=0.5, b_y=0.5)
+    for k in range(8):
+        assert (top_r_select(X, y, 3, search=MIPSearch(), rng=k, **kw).value
+                == top_r_select(X, y, 3, search=ExhaustiveSearch(), rng=k, **kw).value)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = mistakes_select(X, y, 3, search=MIPSearch(), rng=k, gap_check="warn", **kw).value
+            b = mistakes_select(X, y, 3, search=ExhaustiveSearch(), rng=k, gap_check="warn", **kw).value
+        assert a == b
