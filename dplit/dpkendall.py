@@ -26,11 +26,11 @@ __all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKen
            'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
            'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'benchmark_table', 'bench_dpkendall']
 
-# %% ../nbs/12_dpkendall.ipynb #7bdf1ca0
+# %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2
 LATER_SENSITIVITY = 3.0    # plus the average of t-1 terms, each moving by <= 3/2
 
-# %% ../nbs/12_dpkendall.ipynb #48190092
+# %% ../nbs/12_dpkendall.ipynb #c3eb52f5
 class KendallScorer:
     """Absolute scaled Kendall statistics from the batched kernel (columns ranked once).
 
@@ -79,7 +79,7 @@ class KendallScorer:
         self.log.append(d2)
         return np.abs(tau_hat_from_d2(d2, self.n))
 
-# %% ../nbs/12_dpkendall.ipynb #e6755a18
+# %% ../nbs/12_dpkendall.ipynb #1ebb8c94
 class ScipyKendallScorer:
     """Baseline scorer: every statistic by scipy.stats.kendalltau per column (what the paper's code
     does).
@@ -135,7 +135,7 @@ class ScipyKendallScorer:
         """
         return self._d2(self.X[:, s], columns)
 
-# %% ../nbs/12_dpkendall.ipynb #e5d8f124
+# %% ../nbs/12_dpkendall.ipynb #ab0a702c
 def _validate(X, y, k, epsilon):
     X, y = check_X_y(X, y, min_rows=2)
     const = np.flatnonzero(np.ptp(X, axis=0) == 0)
@@ -150,7 +150,7 @@ def _validate(X, y, k, epsilon):
         raise ValueError("y is constant: no feature can be correlated with it")
     return X, y, check_k(k, X.shape[1]), check_epsilon(epsilon)
 
-# %% ../nbs/12_dpkendall.ipynb #94046f53
+# %% ../nbs/12_dpkendall.ipynb #fe59c39d
 def _rounds(
     scorer,
     d: int,
@@ -190,7 +190,7 @@ def _rounds(
         groups = nxt
     return out
 
-# %% ../nbs/12_dpkendall.ipynb #355cc6b4
+# %% ../nbs/12_dpkendall.ipynb #8ee60bcc
 def dp_kendall(X, y, k: int, epsilon, rng=None, size=None) -> Release:
     """DPKendall (Dick, Gillenwater & Joseph 2023, Algorithm 1): k features, epsilon-DP under
     add/remove.
@@ -234,7 +234,7 @@ def dp_kendall(X, y, k: int, epsilon, rng=None, size=None) -> Release:
     )
     return Release(sel[0] if size is None else sel, spend)
 
-# %% ../nbs/12_dpkendall.ipynb #0f03d46c
+# %% ../nbs/12_dpkendall.ipynb #dd12967f
 def algorithm1_literal(X, y, k: int, epsilon: float, rng=None) -> tuple:
     """A literal, one-run transcription of Algorithm 1, the reference for the check.
 
@@ -279,13 +279,13 @@ def algorithm1_literal(X, y, k: int, epsilon: float, rng=None) -> tuple:
                 tX[j] -= abs(tau(X[:, j], X[:, s]))
     return tuple(S)
 
-# %% ../nbs/12_dpkendall.ipynb #025713f0
+# %% ../nbs/12_dpkendall.ipynb #6984f041
 def _two_sample_p(a: list, b: list) -> float:
     keys = sorted(set(a) | set(b))
     T = np.array([[a.count(o) for o in keys], [b.count(o) for o in keys]])
     return float(stats.chi2_contingency(T[:, T.sum(0) > 0])[1])
 
-# %% ../nbs/12_dpkendall.ipynb #87197845
+# %% ../nbs/12_dpkendall.ipynb #e578a0d1
 @register_check(
     "dpkendall_algorithm1",
     "dp_kendall's ordered selections have the law of a literal transcription of Algorithm 1",
@@ -327,7 +327,7 @@ def verify_algorithm1(full: bool = False, rng=None) -> dict:
         passed=p_ok > 1e-4 and p_mut < 1e-6,
     )
 
-# %% ../nbs/12_dpkendall.ipynb #68fc963b
+# %% ../nbs/12_dpkendall.ipynb #7f183972
 class _PrivateSelector(SelectorMixin, BaseEstimator):
     """Shared plumbing of the private selectors: fit stores `selected_`, `spend_` and the support
     mask.
@@ -362,7 +362,7 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
         tags.non_deterministic = True
         return tags
 
-# %% ../nbs/12_dpkendall.ipynb #d8264ddc
+# %% ../nbs/12_dpkendall.ipynb #281f1087
 class DPKendallSelector(_PrivateSelector):
     """scikit-learn feature selector running DPKendall, epsilon-DP under add/remove.
 
@@ -385,7 +385,7 @@ class DPKendallSelector(_PrivateSelector):
     def _release(self, X, y):
         return dp_kendall(X, y, self.k, self.epsilon, rng=self.random_state)
 
-# %% ../nbs/12_dpkendall.ipynb #6d1f6202
+# %% ../nbs/12_dpkendall.ipynb #114f88c1
 def _lasso_votes(X, y, k, alpha):
     """One subset's vote: indicator of the (at most) k largest non-zero |Lasso coefficients| on
     standardized data (no vote if < 2 rows).
@@ -413,7 +413,7 @@ def _lasso_votes(X, y, k, alpha):
     )
     return v
 
-# %% ../nbs/12_dpkendall.ipynb #b61bd4f3
+# %% ../nbs/12_dpkendall.ipynb #0e63ef11
 def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None) -> Release:
     """SubLasso (Dick, Gillenwater & Joseph 2023, Algorithm 2), epsilon-DP under add/remove.
 
@@ -460,7 +460,7 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None)
         PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove"),
     )
 
-# %% ../nbs/12_dpkendall.ipynb #ce9250d9
+# %% ../nbs/12_dpkendall.ipynb #2c7b958f
 class SubLassoSelector(_PrivateSelector):
     """scikit-learn feature selector running SubLasso, epsilon-DP under add/remove.
 
@@ -494,7 +494,7 @@ class SubLassoSelector(_PrivateSelector):
             X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=self.random_state
         )
 
-# %% ../nbs/12_dpkendall.ipynb #84aaf3fb
+# %% ../nbs/12_dpkendall.ipynb #f6bb5b47
 def theorem38_data(
     n: int, rng=None, beta=(2.0, 1.0, 0.7), copies: int = 2, n_noise: int = 11, sigma_e: float = 1.0
 ):
@@ -531,7 +531,7 @@ def theorem38_data(
     X = np.column_stack(cols + [g.normal(size=n) for _ in range(n_noise)])
     return X, y, groups
 
-# %% ../nbs/12_dpkendall.ipynb #76dad997
+# %% ../nbs/12_dpkendall.ipynb #4075609f
 def theorem38_success(selected, groups) -> bool:
     """Whether exactly one selected index comes from each group.
 
@@ -550,7 +550,7 @@ def theorem38_success(selected, groups) -> bool:
     s = set(np.asarray(selected).tolist())
     return all(len(s & set(G)) == 1 for G in groups)
 
-# %% ../nbs/12_dpkendall.ipynb #3fcc1ad2
+# %% ../nbs/12_dpkendall.ipynb #d1e0fba8
 def theorem38_curve(ns, epsilons, reps: int, rng=None) -> np.ndarray:
     """Success frequency of DPKendall (k = 3) over fresh datasets per (epsilon, n).
 
@@ -579,7 +579,7 @@ def theorem38_curve(ns, epsilons, reps: int, rng=None) -> np.ndarray:
                 out[a, b] += theorem38_success(dp_kendall(X, y, 3, eps, rng=g).value, groups)
     return out / reps
 
-# %% ../nbs/12_dpkendall.ipynb #53879a8e
+# %% ../nbs/12_dpkendall.ipynb #52554b53
 def nonprivate_kendall_selection(X, y, k: int) -> np.ndarray:
     """Algorithm 1 without noise: the argmax of the same utilities in every round (not private; the
     reference).
@@ -611,7 +611,7 @@ def nonprivate_kendall_selection(X, y, k: int) -> np.ndarray:
             acc[rest] += sc.pair(s, rest)
     return np.array(S)
 
-# %% ../nbs/12_dpkendall.ipynb #837e55a5
+# %% ../nbs/12_dpkendall.ipynb #483eaa52
 def ols_test_r2(Xtr, ytr, Xte, yte, cols) -> float:
     """Held-out R^2 of OLS with intercept on the columns `cols`.
 
@@ -633,7 +633,7 @@ def ols_test_r2(Xtr, ytr, Xte, yte, cols) -> float:
     cols = np.asarray(cols, dtype=int)
     return float(LinearRegression().fit(Xtr[:, cols], ytr).score(Xte[:, cols], yte))
 
-# %% ../nbs/12_dpkendall.ipynb #ee22eff9
+# %% ../nbs/12_dpkendall.ipynb #be7dc28c
 def compare_selectors(
     X, y, k: int = 5, epsilons=(0.1, 0.5, 1.0, 2.0, 5.0), reps: int = 3, max_train=None, rng=None
 ) -> dict:
@@ -698,7 +698,7 @@ def compare_selectors(
         out[name] = dict(overlap=ov, r2=r2)
     return out
 
-# %% ../nbs/12_dpkendall.ipynb #4bf7e50b
+# %% ../nbs/12_dpkendall.ipynb #b1d16127
 def plot_comparison(results: dict, title: str = ""):
     """Overlap and held-out R^2 against epsilon, one column per dataset.
 
@@ -825,7 +825,7 @@ def verify_dpkendall_audit(full: bool = False, rng=None) -> dict:
         passed=ok.passed and not bad.passed,
     )
 
-# %% ../nbs/12_dpkendall.ipynb #7133153f
+# %% ../nbs/12_dpkendall.ipynb #83415edc
 def _bench_once(n, d, k, seed=0):
     _rounds(
         KendallScorer(*theorem38_data(50, 0)[:2]), 20, 2, 1.0, 0, 1
@@ -850,7 +850,7 @@ def _bench_once(n, d, k, seed=0):
         )
     return t_ours, t_base, sum(len(a) for a in ours.log)
 
-# %% ../nbs/12_dpkendall.ipynb #91646b40
+# %% ../nbs/12_dpkendall.ipynb #6482d03f
 def benchmark_table(n: int = 100_000, d: int = 100, k: int = 5, reps: int = 1) -> dict:
     """Time DPKendall with both scorers on the same data and seed.
 
@@ -885,7 +885,7 @@ def benchmark_table(n: int = 100_000, d: int = 100, k: int = 5, reps: int = 1) -
         table=table, numbers=dict(seconds_dplit=t_ours, seconds_scipy=t_base, ratio=t_base / t_ours)
     )
 
-# %% ../nbs/12_dpkendall.ipynb #a201fb9e
+# %% ../nbs/12_dpkendall.ipynb #f7c31b58
 @register_benchmark(
     "dpkendall",
     "DPKendall (n=1e5, d=100, k=5): batched numba Kendall vs scipy.stats.kendalltau per column",
