@@ -18,10 +18,10 @@ from dplit.pipelines import (PAPER_DELTA, PAPER_EPSILON, PIPELINES, PIPELINE_PAR
 
 
 class NonPrivateStandIn:
-    "NOT PRIVATE. Least squares that records the (epsilon, delta, n_models) it was given. Tests of plumbing only."
+    "NOT PRIVATE. Least squares that records the (epsilon, delta, n_tilde) it was given. Tests of plumbing only."
 
-    def __init__(self, epsilon, delta, n_models, random_state, fail=False):
-        self.epsilon, self.delta, self.n_models, self.random_state, self.fail = epsilon, delta, n_models, random_state, fail
+    def __init__(self, epsilon, delta, n_tilde, random_state, fail=False):
+        self.epsilon, self.delta, self.n_tilde, self.random_state, self.fail = epsilon, delta, n_tilde, random_state, fail
 
     def fit(self, X, y):
         self.X_seen_ = X.copy()
@@ -34,17 +34,17 @@ class NonPrivateStandIn:
         return X @ self.coef_
 
 
-def standin(epsilon, delta, n_models, random_state):
-    return NonPrivateStandIn(epsilon, delta, n_models, random_state)
+def standin(epsilon, delta, n_tilde, random_state):
+    return NonPrivateStandIn(epsilon, delta, n_tilde, random_state)
 
 
-def failing_standin(epsilon, delta, n_models, random_state):
-    return NonPrivateStandIn(epsilon, delta, n_models, random_state, fail=True)
+def failing_standin(epsilon, delta, n_tilde, random_state):
+    return NonPrivateStandIn(epsilon, delta, n_tilde, random_state, fail=True)
 
 
-def flaky_standin(epsilon, delta, n_models, random_state):
+def flaky_standin(epsilon, delta, n_tilde, random_state):
     "Fails for about half the seeds (a function of the generator only)."
-    return NonPrivateStandIn(epsilon, delta, n_models, random_state, fail=random_state.random() < 0.5)
+    return NonPrivateStandIn(epsilon, delta, n_tilde, random_state, fail=random_state.random() < 0.5)
 
 
 @pytest.fixture(scope="module")
@@ -62,20 +62,30 @@ def test_budget_composes_exactly(data, name):
     for eps, dlt in [(PAPER_EPSILON, PAPER_DELTA)] + [(float(np.exp(rng.uniform(-4, 2))), 1e-6) for _ in range(5)]:
         est = PrivateRegressionPipeline(name, k=3, epsilon=eps, delta=dlt, regressor=standin, random_state=2).fit(X, y)
         assert est.spend_.epsilon == eps and est.spend_.delta == dlt and est.spend_.relation == "add/remove"
-        selector, _, counts = PIPELINE_PARTS[name]
-        assert len(est.parts_) == 1 + counts + (selector is not None)
+        selector, regressor, counts = PIPELINE_PARTS[name]
+        coupled = counts and regressor == "tukey"          # n_tilde > n is charged to delta
+        assert len(est.parts_) == 1 + counts + coupled + (selector is not None)
         assert math.fsum(p.epsilon for p in est.parts_) == eps
+        assert math.fsum(p.delta for p in est.parts_) == dlt
+        assert est.regressor_.delta == (dlt - est.parts_[1].delta if coupled else dlt)
 
 
 def test_budget_split_table():
     e = PAPER_EPSILON
-    assert budget_split("BAS") == dict(count=0.0, selection=0.0, regression=e, delta=PAPER_DELTA)
+    assert budget_split("BAS") == dict(count=0.0, selection=0.0, regression=e, eta=0.0, count_delta=0.0,
+                                       delta=PAPER_DELTA)
     assert budget_split("Tukey")["count"] == 0.05 * e and budget_split("Tukey")["selection"] == 0.0
     assert budget_split("K-BAS")["count"] == 0.0 and budget_split("K-BAS")["selection"] == 0.05 * e
     for name in ("L-BAS", "L-Tukey", "K-Tukey"):
         b = budget_split(name)
         assert b["count"] == b["selection"] == 0.05 * e
         assert abs(b["regression"] - 0.9 * e) < 1e-15
+    assert budget_split("L-BAS")["eta"] == 1e-4 and budget_split("L-BAS")["count_delta"] == 0.0
+    for name in ("Tukey", "L-Tukey", "K-Tukey"):            # eta = delta e^{-eps'} / 10 costs delta / 10
+        b = budget_split(name)
+        assert abs(b["count_delta"] - PAPER_DELTA / 10) < 1e-20 and math.fsum([b["count_delta"], b["delta"]]) == PAPER_DELTA
+    with pytest.raises(ValueError, match="eta"):
+        budget_split("K-Tukey", eta=1e-4)                   # the paper's eta exceeds delta = 1e-5
 
 
 @pytest.mark.parametrize("name", ["L-BAS", "L-Tukey", "K-BAS", "K-Tukey"])
@@ -102,9 +112,10 @@ def test_models_are_a_function_of_n_tilde(data):
         e = PrivateRegressionPipeline("L-Tukey", k=k, regressor=standin, random_state=seed).fit(X, y)
         assert e.n_models_ == model_counts("L-Tukey", e.n_tilde_, p, k, "columns")
         assert e.n_models_["selection"] == math.floor(e.n_tilde_ / (p + 1))
-        assert e.n_models_["regression"] == math.floor(e.n_tilde_ / (k + 1)) == e.regressor_.n_models
-        e2 = PrivateRegressionPipeline("K-Tukey", k=k, m_rule="paper", regressor=standin, random_state=seed).fit(X, y)
-        assert e2.n_models_["regression"] == math.floor(e2.n_tilde_ / k)
+        assert e.n_models_["regression"] == math.floor(e.n_tilde_ / (k + 1))
+        assert e.regressor_.n_tilde == e.n_tilde_
+        e2 = PrivateRegressionPipeline("L-BAS", k=k, m_rule="paper", regressor=standin, random_state=seed).fit(X, y)
+        assert e2.n_models_["selection"] == math.floor(e2.n_tilde_ / k)
         e3 = PrivateRegressionPipeline("Tukey", regressor=standin, random_state=seed).fit(X, y)
         assert e3.n_models_["regression"] == math.floor(e3.n_tilde_ / (p + 1))
     # the same n_tilde gives the same counts whatever the data
@@ -117,7 +128,9 @@ def test_n_tilde_is_a_lower_bound_mostly(data):
     X, y = data
     nt = [PrivateRegressionPipeline("Tukey", regressor=standin, random_state=s).fit(X, y).n_tilde_ for s in range(200)]
     assert np.mean(np.array(nt) <= len(y)) == 1.0                       # P(n_tilde > n) = 1e-4
-    assert abs(np.median(nt) - (len(y) - math.log(1 / 2e-4) / (0.05 * math.log(3)))) < 10
+    eps_n = 0.05 * math.log(3)
+    eta = 0.1 * 1e-5 * math.exp(-eps_n)
+    assert abs(np.median(nt) - (len(y) - math.log(1 / (2 * eta)) / eps_n)) < 10
 
 
 def test_same_seed_same_output(data):

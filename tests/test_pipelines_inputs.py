@@ -10,7 +10,7 @@ from dplit.pipelines import (PrivateRegressionPipeline, budget_split, model_coun
 CALLS = []
 
 
-def recording_factory(epsilon, delta, n_models, random_state):
+def recording_factory(epsilon, delta, n_tilde, random_state):
     CALLS.append(epsilon)
     raise AssertionError("the regressor must not be reached with bad input")
 
