@@ -16,8 +16,19 @@ from scipy import linalg, stats
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .core import (PrivacySpend, RELATIONS, as_rng, check_array, check_delta, check_epsilon, check_in_range,
-                        check_int, check_positive, check_X_y, spawn_rngs)
+from dplit.core import (
+    PrivacySpend,
+    RELATIONS,
+    as_rng,
+    check_array,
+    check_delta,
+    check_epsilon,
+    check_in_range,
+    check_int,
+    check_positive,
+    check_X_y,
+    spawn_rngs,
+)
 from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
@@ -50,8 +61,8 @@ def gdp_delta(mu, epsilon) -> float:
 
 
 def gdp_mu(epsilon, delta) -> float:
-    """The largest mu whose mu-GDP guarantee implies (epsilon, delta)-DP: delta_mu(epsilon) <= delta holds
-    in floating point and mu is within a few ulps of the root.
+    """The largest mu whose mu-GDP guarantee implies (epsilon, delta)-DP: delta_mu(epsilon) <= delta
+    holds in floating point and mu is within a few ulps of the root.
 
     Parameters
     ----------
@@ -67,7 +78,7 @@ def gdp_mu(epsilon, delta) -> float:
     """
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     mu = 1.0 / analytic_gaussian_sigma(1.0, eps, dlt)
-    for _ in range(200):                      # the root finder may stop a few ulps above the root
+    for _ in range(200):  # the root finder may stop a few ulps above the root
         if gdp_delta(mu, eps) <= dlt:
             return mu
         mu *= 1.0 - 1e-14
@@ -75,9 +86,10 @@ def gdp_mu(epsilon, delta) -> float:
 
 # %% ../nbs/14_boosted_adassp.ipynb #898dc5a0
 def _pld_delta(noise_multipliers, epsilon, counts=None) -> float:
-    "delta(epsilon) of composed Gaussian mechanisms (sensitivity 1) from dp_accounting's PLD accountant."
+    "delta(epsilon) of composed Gaussian mechanisms (sensitivity 1) from dp_accounting's PLD."
     import dp_accounting
     from dp_accounting.pld import PLDAccountant
+
     counts = counts or [1] * len(noise_multipliers)
     acc = PLDAccountant(value_discretization_interval=1e-4)
     for z, c in zip(noise_multipliers, counts):
@@ -85,11 +97,14 @@ def _pld_delta(noise_multipliers, epsilon, counts=None) -> float:
     return float(acc.get_delta(epsilon))
 
 
-@register_check("bas_gdp_mu_vs_pld", "the largest mu with delta_mu(eps) <= delta (Dong-Roth-Su closed form) agrees "
-                "with dp_accounting's PLD accountant, also composed over the 2 + T releases",
-                source="Dong, Roth & Su 2022, Cor. 2.13 and 3.3")
+@register_check(
+    "bas_gdp_mu_vs_pld",
+    "the largest mu with delta_mu(eps) <= delta (Dong-Roth-Su closed form) agrees "
+    "with dp_accounting's PLD accountant, also composed over the 2 + T releases",
+    source="Dong, Roth & Su 2022, Cor. 2.13 and 3.3",
+)
 def verify_gdp_mu(full: bool = False, rng=None) -> dict:
-    eps_grid = (0.1, 0.5, math.log(3), 2.0, 5.0) + ((0.05, 1.0, 10.0) if full else ())
+    eps_grid = (0.1, math.log(3), 5.0) + ((0.05, 0.5, 1.0, 2.0, 10.0) if full else ())
     dlt_grid = (1e-10, 1e-5, 1e-3) + ((1e-7, 1e-2) if full else ())
     worst, worst_comp, direction_ok = 0.0, 0.0, True
     for e in eps_grid:
@@ -97,19 +112,24 @@ def verify_gdp_mu(full: bool = False, rng=None) -> dict:
             mu = gdp_mu(e, d)
             direction_ok &= gdp_delta(mu, e) <= d < gdp_delta(mu * (1 + 1e-6), e)
             worst = max(worst, abs(_pld_delta([1 / mu], e) - d) / d)
-    for e in (0.5, math.log(3), 2.0):
+    for e in ((0.5, math.log(3), 2.0) if full else (math.log(3),)):
         b = bas_budget(e, 1e-5, 100)
         z = [b.sigma_gram / b.sens_gram, b.sigma_lmin / b.sens_lmin, b.sigma_round / b.sens_round]
         worst_comp = max(worst_comp, abs(_pld_delta(z, e, [1, 1, 100]) - 1e-5) / 1e-5)
     ok = direction_ok and worst < 1e-3 and worst_comp < 1e-3
-    return dict(measured=f"max rel |delta_PLD - delta| = {worst:.2e} (single Gaussian, "
-                         f"{len(eps_grid)}x{len(dlt_grid)} grid), {worst_comp:.2e} (102 composed releases); "
-                         f"root direction {'ok' if direction_ok else 'WRONG'}",
-                tolerance="relative 1e-3; delta(mu*) <= delta < delta(mu*(1+1e-6))", passed=ok)
+    return dict(
+        measured=f"max rel |delta_PLD - delta| = {worst:.2e} (single Gaussian, "
+        f"{len(eps_grid)}x{len(dlt_grid)} grid), {worst_comp:.2e} (102 composed releases); "
+        f"root direction {'ok' if direction_ok else 'WRONG'}",
+        tolerance="relative 1e-3; delta(mu*) <= delta < delta(mu*(1+1e-6))",
+        passed=ok,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #b43a8d34
-def release_sensitivities(relation: str = "add/remove", clip_x: float = 1.0, clip_r: float = 1.0) -> dict:
-    """l2 sensitivities of the three kinds of release (Gram upper triangle, lambda_min, one boosting gradient).
+def release_sensitivities(
+    relation: str = "add/remove", clip_x: float = 1.0, clip_r: float = 1.0
+) -> dict:
+    """l2 sensitivities of the releases (Gram upper triangle, lambda_min, one round's gradient).
 
     Parameters
     ----------
@@ -134,6 +154,7 @@ def release_sensitivities(relation: str = "add/remove", clip_x: float = 1.0, cli
 @dataclass(frozen=True)
 class BASBudget:
     "GDP budget of one Boosted AdaSSP run: mu, its split, the sensitivities and the noise scales."
+
     epsilon: float
     delta: float
     n_rounds: int
@@ -147,24 +168,40 @@ class BASBudget:
     relation: str = "add/remove"
 
     @property
-    def sigma_gram(self) -> float: return self.sens_gram / self.mu_gram
+    def sigma_gram(self) -> float:
+        return self.sens_gram / self.mu_gram
 
     @property
-    def sigma_lmin(self) -> float: return self.sens_lmin / self.mu_lmin
+    def sigma_lmin(self) -> float:
+        return self.sens_lmin / self.mu_lmin
 
     @property
-    def sigma_round(self) -> float: return self.sens_round / self.mu_round
+    def sigma_round(self) -> float:
+        return self.sens_round / self.mu_round
 
     def spend(self) -> PrivacySpend:
         "The (epsilon, delta) spend with the 2 + T Gaussian events (noise multipliers 1/mu_i)."
         import dp_accounting
-        ev = (dp_accounting.GaussianDpEvent(1 / self.mu_gram), dp_accounting.GaussianDpEvent(1 / self.mu_lmin),
-              dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(1 / self.mu_round), self.n_rounds))
+
+        ev = (
+            dp_accounting.GaussianDpEvent(1 / self.mu_gram),
+            dp_accounting.GaussianDpEvent(1 / self.mu_lmin),
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.GaussianDpEvent(1 / self.mu_round), self.n_rounds
+            ),
+        )
         return PrivacySpend(self.epsilon, self.delta, "boosted_adassp", self.relation, ev)
 
 # %% ../nbs/14_boosted_adassp.ipynb #522057a4
-def bas_budget(epsilon, delta, n_rounds: int = 100, shares=(1 / 3, 1 / 3, 1 / 3), clip_x: float = 1.0,
-               clip_r: float = 1.0, relation: str = "add/remove") -> BASBudget:
+def bas_budget(
+    epsilon,
+    delta,
+    n_rounds: int = 100,
+    shares=(1 / 3, 1 / 3, 1 / 3),
+    clip_x: float = 1.0,
+    clip_r: float = 1.0,
+    relation: str = "add/remove",
+) -> BASBudget:
     """Split the largest admissible mu over the Gram matrix, lambda_min and the T rounds.
 
     Parameters
@@ -174,8 +211,8 @@ def bas_budget(epsilon, delta, n_rounds: int = 100, shares=(1 / 3, 1 / 3, 1 / 3)
     n_rounds : int
         Number of boosting rounds T >= 1.
     shares : tuple of 3 floats
-        Fractions of mu^2 for (Gram, lambda_min, all rounds); positive, summing to 1. Each round gets
-        mu^2 shares[2] / T.
+        Fractions of mu^2 for (Gram, lambda_min, all rounds); positive, summing to 1.
+        Each round gets mu^2 shares[2] / T.
     clip_x, clip_r : float
         Row norm bound and residual bound (they set the sensitivities).
     relation : {"add/remove", "substitute"}
@@ -191,8 +228,19 @@ def bas_budget(epsilon, delta, n_rounds: int = 100, shares=(1 / 3, 1 / 3, 1 / 3)
         raise ValueError(f"shares must be three positive numbers summing to 1, got {shares!r}")
     mu = gdp_mu(epsilon, delta)
     sens = release_sensitivities(relation, clip_x, clip_r)
-    return BASBudget(float(epsilon), float(delta), T, mu, mu * math.sqrt(s[0]), mu * math.sqrt(s[1]),
-                     mu * math.sqrt(s[2] / T), sens["gram"], sens["lmin"], sens["round"], relation)
+    return BASBudget(
+        float(epsilon),
+        float(delta),
+        T,
+        mu,
+        mu * math.sqrt(s[0]),
+        mu * math.sqrt(s[1]),
+        mu * math.sqrt(s[2] / T),
+        sens["gram"],
+        sens["lmin"],
+        sens["round"],
+        relation,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #51cd8597
 def clip_rows(X, bound: float = 1.0) -> np.ndarray:
@@ -211,7 +259,9 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     """
     X = np.asarray(X, dtype=float)
     norms = np.linalg.norm(X, axis=1)
-    scale = np.minimum(1.0, check_positive(bound, "bound") / np.maximum(norms, np.finfo(float).tiny))
+    scale = np.minimum(
+        1.0, check_positive(bound, "bound") / np.maximum(norms, np.finfo(float).tiny)
+    )
     return X * scale[:, None]
 
 
@@ -234,7 +284,11 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
     ndarray
     """
     g = as_rng(rng)
-    Z = g.normal(0.0, check_positive(sigma, "sigma", allow_zero=True), (() if size is None else (size,)) + (d, d))
+    Z = g.normal(
+        0.0,
+        check_positive(sigma, "sigma", allow_zero=True),
+        (() if size is None else (size,)) + (d, d),
+    )
     U = np.triu(Z)
     return U + np.swapaxes(np.triu(U, 1), -1, -2)
 
@@ -242,9 +296,10 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
 RIDGE_RULES = ("adassp", "tang", "seed")
 
 
-def ridge_from_release(lam_tilde, sigma_gram: float, sigma_lmin: float, d: int, rule: str = "adassp",
-                       rho: float = 0.05):
-    """The ridge lambda added to the noisy Gram matrix, from the noisy smallest eigenvalue (post-processing).
+def ridge_from_release(
+    lam_tilde, sigma_gram: float, sigma_lmin: float, d: int, rule: str = "adassp", rho: float = 0.05
+):
+    """The ridge added to the noisy Gram matrix, from the noisy lambda_min (post-processing).
 
     Parameters
     ----------
@@ -255,8 +310,8 @@ def ridge_from_release(lam_tilde, sigma_gram: float, sigma_lmin: float, d: int, 
     d : int
         Dimension of the system (intercept included).
     rule : {"adassp", "tang", "seed"}
-        "seed": lambda = lam_tilde (the seed's runs); "tang": constants 1.96 (Tang et al.'s release);
-        "adassp": constants z = Phi^{-1}(1 - rho) and 2 sqrt(d) + 2 sqrt(ln(1/rho)) (derived above).
+        "seed": lambda = lam_tilde (the seed's runs); "tang": constants 1.96 (Tang et al.'s
+        release); "adassp": z = Phi^{-1}(1 - rho) and 2 sqrt(d) + 2 sqrt(ln(1/rho)) (derived above).
     rho : float
         Failure probability per event of the "adassp" rule, in (0, 1/2).
 
@@ -281,10 +336,12 @@ def ridge_from_release(lam_tilde, sigma_gram: float, sigma_lmin: float, d: int, 
 
 # %% ../nbs/14_boosted_adassp.ipynb #390c0ff7
 def _system_inverse(A: np.ndarray):
-    "Batched inverse of symmetric matrices via eigh; returns (inverse, smallest eigenvalue per matrix)."
+    "Batched inverse of symmetric matrices via eigh: (inverse, smallest eigenvalue per matrix)."
     w, V = np.linalg.eigh(A)
     tiny = np.abs(w).max(axis=-1, keepdims=True) * A.shape[-1] * np.finfo(float).eps
-    winv = np.where(np.abs(w) > tiny, 1.0 / np.where(w == 0, 1.0, w), 0.0)   # pseudo-inverse on exact singularity
+    winv = np.where(
+        np.abs(w) > tiny, 1.0 / np.where(w == 0, 1.0, w), 0.0
+    )  # pseudo-inverse on exact singularity
     return np.einsum("...ij,...j,...kj->...ik", V, winv, V), w[..., 0]
 
 
@@ -317,9 +374,10 @@ def gram_statistics(Xc) -> tuple:
     return G, max(0.0, float(np.linalg.eigvalsh(G)[0]))
 
 
-def release_system(Xc, sigma_gram, sigma_lmin, ridge: str = "adassp", rho: float = 0.05, rng=None,
-                   size: int = 1) -> tuple:
-    """Release the noisy Gram matrix and lambda_min, and form the ridge system (batch of `size` runs).
+def release_system(
+    Xc, sigma_gram, sigma_lmin, ridge: str = "adassp", rho: float = 0.05, rng=None, size: int = 1
+) -> tuple:
+    """Release the noisy Gram matrix and lambda_min, and form the ridge system (`size` runs).
 
     Parameters
     ----------
@@ -353,16 +411,29 @@ def release_system(Xc, sigma_gram, sigma_lmin, ridge: str = "adassp", rho: float
 @dataclass
 class BASRun:
     "Outputs of a batch of Boosted AdaSSP runs on one clipped design (leading axis = run)."
-    theta: np.ndarray          # (B, d) coefficients on the clipped design
-    gram: np.ndarray           # (B, d, d) released noisy Gram matrices
-    lam_tilde: np.ndarray      # (B,) released noisy lambda_min
-    ridge: np.ndarray          # (B,) ridge added
-    min_eig: np.ndarray        # (B,) smallest eigenvalue of the system A = gram + ridge I
+
+    theta: np.ndarray  # (B, d) coefficients on the clipped design
+    gram: np.ndarray  # (B, d, d) released noisy Gram matrices
+    lam_tilde: np.ndarray  # (B,) released noisy lambda_min
+    ridge: np.ndarray  # (B,) ridge added
+    min_eig: np.ndarray  # (B,) smallest eigenvalue of the system A = gram + ridge I
 
 
-def bas_release(Xc, y, sigma_gram, sigma_lmin, sigma_round, n_rounds: int = 100, ridge: str = "adassp",
-                eta: float = 1.0, clip_r: float = 1.0, rho: float = 0.05, rng=None, size: int = 1,
-                observer=None) -> BASRun:
+def bas_release(
+    Xc,
+    y,
+    sigma_gram,
+    sigma_lmin,
+    sigma_round,
+    n_rounds: int = 100,
+    ridge: str = "adassp",
+    eta: float = 1.0,
+    clip_r: float = 1.0,
+    rho: float = 0.05,
+    rng=None,
+    size: int = 1,
+    observer=None,
+) -> BASRun:
     """Boosted AdaSSP on an already clipped design with explicit noise scales (the engine; see
     `boosted_adassp` for the calibrated, validated entry point).
 
@@ -401,8 +472,8 @@ def bas_release(Xc, y, sigma_gram, sigma_lmin, sigma_round, n_rounds: int = 100,
     theta = _boost_batch(Xc, y, Ainv, sigma_round, n_rounds, eta, clip_r, g, observer)
     return BASRun(theta, gram, lam_tilde, lam, min_eig)
 
-# %% ../nbs/14_boosted_adassp.ipynb #55df2656
-@numba.njit(cache=True)
+# %% ../nbs/14_boosted_adassp.ipynb #35c5af31
+@numba.njit(cache=True, fastmath=True)  # inputs are validated finite, so fastmath is safe
 def _clipped_gradient(Xc, y, theta, clip_r):
     "X^T clip(y - X theta, -clip_r, clip_r) in one pass over the rows."
     n, d = Xc.shape
@@ -421,7 +492,7 @@ def _clipped_gradient(Xc, y, theta, clip_r):
 
 
 def _boost_single(Xc, y, A, sigma_round, n_rounds, eta, clip_r, g):
-    "One run's T rounds with a factored system (Cholesky if positive definite, else the symmetric inverse)."
+    "One run's T rounds, the system factored once (Cholesky if positive definite, else inverted)."
     try:
         fac = linalg.cho_factor(A, lower=True, check_finite=False)
         solve = lambda v: linalg.cho_solve(fac, v, check_finite=False)
@@ -439,6 +510,7 @@ def _boost_single(Xc, y, A, sigma_round, n_rounds, eta, clip_r, g):
 @dataclass
 class BASResult:
     "One Boosted AdaSSP fit: coefficients (intercept last if added), its spend and diagnostics."
+
     coef: np.ndarray
     intercept: float
     spend: PrivacySpend
@@ -455,17 +527,20 @@ class BASResult:
 
 def _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r):
     X, y = check_X_y(X, y, min_rows=2)
-    check_epsilon(epsilon); check_delta(delta, positive=True)
+    check_epsilon(epsilon)
+    check_delta(delta, positive=True)
     check_int(n_rounds, "n_rounds", low=1)
     if not isinstance(fit_intercept, (bool, np.bool_)):
         raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
-    check_positive(eta, "eta"); check_positive(clip_x, "clip_x"); check_positive(clip_r, "clip_r")
+    check_positive(eta, "eta")
+    check_positive(clip_x, "clip_x")
+    check_positive(clip_r, "clip_r")
     return X, y
 
 
 def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
-    """The clipped design the algorithm sees: X with a column of ones appended (if `fit_intercept`), rows clipped
-    to norm `clip_x` (intercept entry included). Used for fitting and, identically, for prediction.
+    """The clipped design the algorithm sees: X with a column of ones appended (if `fit_intercept`),
+    rows clipped to norm `clip_x` (intercept entry included). Used for fitting and for prediction.
 
     Parameters
     ----------
@@ -478,14 +553,32 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     ndarray (n, p + fit_intercept)
     """
     X = np.asarray(X, dtype=float)
-    if fit_intercept:
-        X = np.column_stack([X, np.ones(X.shape[0])])
-    return clip_rows(X, clip_x)
+    if not fit_intercept:
+        return clip_rows(X, clip_x)
+    n, p = X.shape  # one allocation: scale the features, the intercept entry is the scale
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
+    scale = np.minimum(1.0, check_positive(clip_x, "clip_x") / norms)
+    out = np.empty((n, p + 1))
+    np.multiply(X, scale[:, None], out=out[:, :p])
+    out[:, p] = scale
+    return out
 
 # %% ../nbs/14_boosted_adassp.ipynb #5fb335d5
-def boosted_adassp(X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: bool = True, ridge: str = "adassp",
-                   shares=(1 / 3, 1 / 3, 1 / 3), eta: float = 1.0, clip_x: float = 1.0, clip_r: float = 1.0,
-                   rho: float = 0.05, rng=None) -> BASResult:
+def boosted_adassp(
+    X,
+    y,
+    epsilon,
+    delta,
+    n_rounds: int = 100,
+    fit_intercept: bool = True,
+    ridge: str = "adassp",
+    shares=(1 / 3, 1 / 3, 1 / 3),
+    eta: float = 1.0,
+    clip_x: float = 1.0,
+    clip_r: float = 1.0,
+    rho: float = 0.05,
+    rng=None,
+) -> BASResult:
     """Boosted AdaSSP, (epsilon, delta)-DP under add/remove neighbours via mu-GDP.
 
     Parameters
@@ -501,7 +594,8 @@ def boosted_adassp(X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: boo
     fit_intercept : bool
         Append a constant-1 feature before clipping (as the paper does).
     ridge : {"adassp", "tang", "seed"}
-        Ridge rule; "adassp" (default) keeps the system positive definite w.h.p., "seed" is the paper's runs.
+        Ridge rule; "adassp" (default) keeps the system positive definite w.h.p.; "seed" is the
+        rule of the paper's runs.
     shares : tuple of 3 floats
         Split of mu^2 over (Gram, lambda_min, all rounds).
     eta : float
@@ -516,7 +610,8 @@ def boosted_adassp(X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: boo
     Returns
     -------
     BASResult
-        Coefficients for the clipped design (`design(X)`), the spend (with its relation) and diagnostics.
+        Coefficients for the clipped design (`design(X)`), the spend (with its relation) and
+        diagnostics.
     """
     X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r)
     if ridge not in RIDGE_RULES:
@@ -524,12 +619,19 @@ def boosted_adassp(X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: boo
     b = bas_budget(epsilon, delta, n_rounds, shares, clip_x, clip_r)
     g = as_rng(rng)
     Xc = design(X, fit_intercept, clip_x)
-    _, lam_tilde, lam, A = (v[0] for v in release_system(Xc, b.sigma_gram, b.sigma_lmin, ridge, rho, g, 1))
+    _, lam_tilde, lam, A = (
+        v[0] for v in release_system(Xc, b.sigma_gram, b.sigma_lmin, ridge, rho, g, 1)
+    )
     lam_tilde, lam = float(lam_tilde), float(lam)
     min_eig = float(np.linalg.eigvalsh(A)[0])
     if not min_eig > 0:
-        warnings.warn(f"Boosted AdaSSP: the system is not positive definite (smallest eigenvalue {min_eig:.3g}, "
-                      f"ridge rule {ridge!r}); solving with its (pseudo-)inverse", RuntimeWarning, stacklevel=2)
+        msg = f"smallest eigenvalue {min_eig:.3g}, ridge rule {ridge!r}"
+        warnings.warn(
+            f"Boosted AdaSSP: the system is not positive definite ({msg}); solving with its "
+            "(pseudo-)inverse",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     theta = _boost_single(Xc, y, A, b.sigma_round, b.n_rounds, eta, clip_r, g)
     coef, icpt = (theta[:-1], float(theta[-1])) if fit_intercept else (theta, 0.0)
     return BASResult(coef, icpt, b.spend(), b, float(lam), lam_tilde, min_eig)
@@ -563,23 +665,55 @@ class BoostedAdaSSPRegressor(RegressorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, epsilon=1.0, delta=1e-5, n_rounds=100, fit_intercept=True, random_state=None,
-                 ridge="adassp", shares=(1 / 3, 1 / 3, 1 / 3), eta=1.0, clip_x=1.0, clip_r=1.0, rho=0.05):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-5,
+        n_rounds=100,
+        fit_intercept=True,
+        random_state=None,
+        ridge="adassp",
+        shares=(1 / 3, 1 / 3, 1 / 3),
+        eta=1.0,
+        clip_x=1.0,
+        clip_r=1.0,
+        rho=0.05,
+    ):
         self.epsilon, self.delta, self.n_rounds = epsilon, delta, n_rounds
-        self.fit_intercept, self.random_state, self.ridge, self.shares = fit_intercept, random_state, ridge, shares
+        self.fit_intercept, self.random_state, self.ridge, self.shares = (
+            fit_intercept,
+            random_state,
+            ridge,
+            shares,
+        )
         self.eta, self.clip_x, self.clip_r, self.rho = eta, clip_x, clip_r, rho
 
     def fit(self, X, y):
         from sklearn.utils.validation import validate_data
+
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
-        r = boosted_adassp(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-                           self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=self.random_state)
+        r = boosted_adassp(
+            X,
+            y,
+            self.epsilon,
+            self.delta,
+            self.n_rounds,
+            self.fit_intercept,
+            self.ridge,
+            self.shares,
+            self.eta,
+            self.clip_x,
+            self.clip_r,
+            self.rho,
+            rng=self.random_state,
+        )
         self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
         return self
 
     def predict(self, X):
         from sklearn.utils.validation import validate_data
+
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False)
         X = check_array(X, "X")
@@ -590,6 +724,9 @@ class BoostedAdaSSPRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
+        tags.regressor_tags.poor_score = (
+            True  # private fits on tiny check datasets are not expected to score well
+        )
         return tags
 
 # %% ../nbs/14_boosted_adassp.ipynb #7a5e6770
@@ -603,7 +740,7 @@ def _round_stat(Xc, y, theta, clip_r=1.0):
 
 
 def adversarial_changes(p: int = 4, M: float = 10.0, rng=None) -> dict:
-    """Change of each released statistic between the adversarial add/remove neighbours of the derivation.
+    """Change of each released statistic between the adversarial add/remove neighbours.
 
     Parameters
     ----------
@@ -641,7 +778,7 @@ def _random_rows(g, m, p):
 
 
 def random_changes(p: int = 4, m: int = 20_000, rng=None) -> dict:
-    "Largest change of each statistic over m random added rows on random base datasets (add/remove)."
+    "Largest change of each statistic over m random added rows on random bases (add/remove)."
     g = as_rng(rng)
     worst = {"gram": 0.0, "lmin": 0.0, "round": 0.0}
     rows = _random_rows(g, m, p)
@@ -657,7 +794,9 @@ def random_changes(p: int = 4, m: int = 20_000, rng=None) -> dict:
         lm = np.array([max(0.0, np.linalg.eigvalsh(G0 + np.outer(x, x))[0]) for x in R[:200]])
         worst["lmin"] = max(worst["lmin"], float(np.abs(lm - l0).max()))
         r_new = np.clip(g.normal(0, 100, len(R)) - R @ theta, -1, 1)
-        worst["round"] = max(worst["round"], float(np.linalg.norm(R * r_new[:, None], axis=1).max()))
+        worst["round"] = max(
+            worst["round"], float(np.linalg.norm(R * r_new[:, None], axis=1).max())
+        )
     return worst
 
 
@@ -669,20 +808,29 @@ def substitution_changes() -> dict:
     return {"gram": float(gram), "round": float(rnd)}
 
 # %% ../nbs/14_boosted_adassp.ipynb #4a168631
-@register_check("bas_sensitivity_attained", "each release's l2 sensitivity (Gram C_x^2, lambda_min C_x^2, round "
-                "C_x C_r under add/remove; sqrt2, 1, 2 under substitution) is attained and never exceeded",
-                source="Wang 2018 (AdaSSP); Tang et al. 2023")
+@register_check(
+    "bas_sensitivity_attained",
+    "each release's l2 sensitivity (Gram C_x^2, lambda_min C_x^2, round "
+    "C_x C_r under add/remove; sqrt2, 1, 2 under substitution) is attained and never exceeded",
+    source="Wang 2018 (AdaSSP); Tang et al. 2023",
+)
 def verify_sensitivity(full: bool = False, rng=None) -> dict:
     ar, sub = release_sensitivities("add/remove"), release_sensitivities("substitute")
     att = adversarial_changes(rng=rng)
     rnd = random_changes(m=100_000 if full else 20_000, rng=rng)
     sc = substitution_changes()
-    tight = all(abs(att[k] - ar[k]) <= 1e-9 for k in ar) and all(abs(sc[k] - sub[k]) <= 1e-12 for k in sc)
+    tight = all(abs(att[k] - ar[k]) <= 1e-9 for k in ar) and all(
+        abs(sc[k] - sub[k]) <= 1e-12 for k in sc
+    )
     never = all(rnd[k] <= ar[k] + 1e-9 for k in ar)
-    return dict(measured=f"attained {att['gram']:.12f}, {att['lmin']:.12f}, {att['round']:.12f} (add/remove); "
-                         f"{sc['gram']:.6f}, {sc['round']:.1f} (substitute); random rows max "
-                         f"{rnd['gram']:.4f}, {rnd['lmin']:.4f}, {rnd['round']:.4f}",
-                tolerance="attained = claimed within 1e-9; random <= claimed + 1e-9", passed=tight and never)
+    a = f"{att['gram']:.12f}, {att['lmin']:.12f}, {att['round']:.12f}"
+    return dict(
+        measured=f"attained {a} (add/remove); "
+        f"{sc['gram']:.6f}, {sc['round']:.1f} (substitute); random rows max "
+        f"{rnd['gram']:.4f}, {rnd['lmin']:.4f}, {rnd['round']:.4f}",
+        tolerance="attained = claimed within 1e-9; random <= claimed + 1e-9",
+        passed=tight and never,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #58869319
 def _closed_form(Xc, y, lam, T):
@@ -692,7 +840,7 @@ def _closed_form(Xc, y, lam, T):
 
 
 def _literal(Xc, y, A, T, clip_r=1.0, clip_labels=False):
-    "Row-by-row transcription of the rounds at zero noise (mutant: clip the labels once, not the residuals)."
+    "Row-by-row transcription of the rounds at zero noise (mutant: clip the labels once instead)."
     theta = np.zeros(Xc.shape[1])
     yy = np.clip(y, -clip_r, clip_r) if clip_labels else y
     for _ in range(T):
@@ -704,14 +852,18 @@ def _literal(Xc, y, A, T, clip_r=1.0, clip_labels=False):
     return theta
 
 # %% ../nbs/14_boosted_adassp.ipynb #3511cb82
-@register_check("bas_boosting_closed_form", "at zero noise the T boosting rounds equal (I - (lambda A^-1)^T) "
-                "theta_OLS; with clipping they equal a literal transcription", source="Tang et al. 2023")
+@register_check(
+    "bas_boosting_closed_form",
+    "at zero noise the T boosting rounds equal (I - (lambda A^-1)^T) "
+    "theta_OLS; with clipping they equal a literal transcription",
+    source="Tang et al. 2023",
+)
 def verify_closed_form(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     n, p = 200, 4
     X = g.normal(size=(n, p))
     Xc = design(X)
-    y = 0.05 * (Xc @ g.normal(size=p + 1)) + 0.01 * g.normal(size=n)          # small: nothing clips
+    y = 0.05 * (Xc @ g.normal(size=p + 1)) + 0.01 * g.normal(size=n)  # small: nothing clips
     G, lmin = gram_statistics(Xc)
     A = G + lmin * np.eye(p + 1)
     err = 0.0
@@ -719,11 +871,13 @@ def verify_closed_form(full: bool = False, rng=None) -> dict:
         cf = _closed_form(Xc, y, lmin, T)
         b = bas_release(Xc, y, 0.0, 0.0, 0.0, T, ridge="seed", rng=g).theta[0]
         s = _boost_single(Xc, y, A, 0.0, T, 1.0, 1.0, g)
-        err = max(err, np.abs(b - cf).max() / np.abs(cf).max(), np.abs(s - cf).max() / np.abs(cf).max())
+        err = max(
+            err, np.abs(b - cf).max() / np.abs(cf).max(), np.abs(s - cf).max() / np.abs(cf).max()
+        )
     cf3 = _closed_form(Xc, y, lmin, 3)
-    mut = _boost_single(Xc, y, G, 0.0, 3, 1.0, 1.0, g)                        # no ridge in the solve
+    mut = _boost_single(Xc, y, G, 0.0, 3, 1.0, 1.0, g)  # no ridge in the solve
     mut_err = np.abs(mut - cf3).max() / np.abs(cf3).max()
-    y_big = 50 * (Xc @ g.normal(size=p + 1)) + g.normal(size=n)                # clipping active
+    y_big = 50 * (Xc @ g.normal(size=p + 1)) + g.normal(size=n)  # clipping active
     lit = _literal(Xc, y_big, A, 5)
     b5 = bas_release(Xc, y_big, 0.0, 0.0, 0.0, 5, ridge="seed", rng=g).theta[0]
     s5 = _boost_single(Xc, y_big, A, 0.0, 5, 1.0, 1.0, g)
@@ -731,9 +885,13 @@ def verify_closed_form(full: bool = False, rng=None) -> dict:
     lab = _literal(Xc, y_big, A, 5, clip_labels=True)
     lab_err = np.abs(lab - lit).max() / np.abs(lit).max()
     ok = err < 1e-9 and clip_err < 1e-9 and mut_err > 1e-3 and lab_err > 1e-3
-    return dict(measured=f"max rel error vs closed form {err:.1e} (T = 1, 3, 100); clipped vs literal {clip_err:.1e}; "
-                         f"no-ridge mutant {mut_err:.3f}; label-clipping mutant {lab_err:.3f}",
-                tolerance="engines <= 1e-9; mutants > 1e-3", passed=ok)
+    return dict(
+        measured=f"max rel error vs closed form {err:.1e} (T = 1, 3, 100); "
+        f"clipped vs literal {clip_err:.1e}; "
+        f"no-ridge mutant {mut_err:.3f}; label-clipping mutant {lab_err:.3f}",
+        tolerance="engines <= 1e-9; mutants > 1e-3",
+        passed=ok,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #79e17b03
 def _var_p(samples, sigma):
@@ -743,8 +901,12 @@ def _var_p(samples, sigma):
     return 2 * min(stats.chi2.cdf(stat, k), stats.chi2.sf(stat, k))
 
 
-@register_check("bas_symmetric_gram_noise", "the Gram noise is exactly symmetric with N(0, sigma^2) on and off the "
-                "diagonal; the asymmetric and the (E + E^T)/2 variants are rejected", source="Wang 2018")
+@register_check(
+    "bas_symmetric_gram_noise",
+    "the Gram noise is exactly symmetric with N(0, sigma^2) on and off the "
+    "diagonal; the asymmetric and the (E + E^T)/2 variants are rejected",
+    source="Wang 2018",
+)
 def verify_symmetric_noise(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     N, d, s = (20_000 if full else 4_000), 5, 2.0
@@ -758,9 +920,12 @@ def verify_symmetric_noise(full: bool = False, rng=None) -> dict:
     H = (F + np.swapaxes(F, 1, 2)) / 2
     p_half = _var_p(H[:, iu[0], iu[1]], s)
     ok = sym and min(p_diag, p_off) > 1e-4 and asym_rejected and p_half < 1e-10
-    return dict(measured=f"symmetric: {sym}; p(diag var) = {p_diag:.3f}, p(off-diag var) = {p_off:.3f}; "
-                         f"(E+E^T)/2 variant p = {p_half:.1e}; asymmetric variant rejected: {asym_rejected}",
-                tolerance="p > 1e-4 (ours), p < 1e-10 (variant)", passed=ok)
+    return dict(
+        measured=f"symmetric: {sym}; p(diag var) = {p_diag:.3f}, p(off-diag var) = {p_off:.3f}; "
+        f"(E+E^T)/2 variant p = {p_half:.1e}; asymmetric variant rejected: {asym_rejected}",
+        tolerance="p > 1e-4 (ours), p < 1e-10 (variant)",
+        passed=ok,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #f0701406
 def ridge_designs(n: int = 10_000, p: int = 19, rng=None) -> dict:
@@ -769,12 +934,19 @@ def ridge_designs(n: int = 10_000, p: int = 19, rng=None) -> dict:
     Z = g.normal(size=(n, p))
     col = Z.copy()
     col[:, 1] = col[:, 0] + 1e-3 * g.normal(size=n)
-    return {"isotropic N(0,1)": Z, "large scale N(0,100^2)": 100 * Z, "collinear pair": col,
-            "small scale N(0,0.05^2)": 0.05 * Z}
+    return {
+        "isotropic N(0,1)": Z,
+        "large scale N(0,100^2)": 100 * Z,
+        "collinear pair": col,
+        "small scale N(0,0.05^2)": 0.05 * Z,
+        "small scale N(0,0.02^2)": 0.02 * Z,
+        "few rows (n = 200) N(0,1)": Z[:200],
+    }
 
 
-def indefinite_rates(X, mu: float = 0.29, runs: int = 2000, rules=RIDGE_RULES, rho: float = 0.05,
-                     rng=None) -> dict:
+def indefinite_rates(
+    X, mu: float = 0.29, runs: int = 2000, rules=RIDGE_RULES, rho: float = 0.05, rng=None
+) -> dict:
     """Fraction of runs whose system gram + ridge I is not positive definite, per ridge rule.
 
     Parameters
@@ -807,9 +979,11 @@ def indefinite_rates(X, mu: float = 0.29, runs: int = 2000, rules=RIDGE_RULES, r
 
 # %% ../nbs/14_boosted_adassp.ipynb #b4e80486
 def ridge_rule_table(designs: dict, mu: float = 0.29, runs: int = 2000, rng=None):
-    "A DataFrame: per design, lambda_min(G) and the percent of indefinite systems per rule (95% CP upper bound)."
+    """A DataFrame: per design, lambda_min(G) and the percent of indefinite systems per rule
+    (with the 95% Clopper-Pearson upper bound)."""
     import pandas as pd
     from dplit.audit import cp_upper
+
     rows = []
     for (name, X), g in zip(designs.items(), spawn_rngs(rng, len(designs))):
         r = indefinite_rates(X, mu, runs, rng=g)
@@ -822,28 +996,41 @@ def ridge_rule_table(designs: dict, mu: float = 0.29, runs: int = 2000, rng=None
     return pd.DataFrame(rows).set_index("design")
 
 # %% ../nbs/14_boosted_adassp.ipynb #fec706d3
-@register_check("bas_ridge_definite", "the default ('adassp') ridge keeps gram + ridge I positive definite with "
-                "probability >= 1 - 2 rho; the seed's rule (add the noisy lambda_min) leaves it indefinite often",
-                source="Wang 2018, Alg. 2; Dick et al. 2023 §4.2 (their runs)")
+@register_check(
+    "bas_ridge_definite",
+    "the default ('adassp') ridge keeps gram + ridge I positive "
+    "definite with probability >= 1 - 2 rho; the seed's rule (add the noisy lambda_min) "
+    "leaves it indefinite often",
+    source="Wang 2018, Alg. 2; Dick et al. 2023 §4.2 (their runs)",
+)
 def verify_ridge(full: bool = False, rng=None) -> dict:
     from dplit.audit import cp_lower, cp_upper
+
     runs = 4000 if full else 1000
     dz = ridge_designs(rng=rng)
     worst_ours, seed_lo, tang = 0.0, 1.0, []
-    for name in ("large scale N(0,100^2)", "collinear pair", "isotropic N(0,1)"):
+    hard = ("large scale N(0,100^2)", "collinear pair", "small scale N(0,0.02^2)")
+    for name in hard + ("isotropic N(0,1)",):
         r = indefinite_rates(dz[name], 0.29, runs, rng=rng)
         worst_ours = max(worst_ours, cp_upper(r["adassp"][0], runs, 0.05))
-        if name != "isotropic N(0,1)":
+        if name in hard:
             seed_lo = min(seed_lo, cp_lower(r["seed"][0], runs, 0.05))
-        tang.append(f"{name}: {r['tang'][0] / runs:.0%}")
-    ok = worst_ours <= 0.1 and seed_lo > 0.05
-    return dict(measured=f"adassp: 95% upper bound {worst_ours:.2%} (max over 3 designs); seed rule: 95% lower "
-                         f"bound {seed_lo:.1%} (min over the 2 hard designs); tang: {'; '.join(tang)}",
-                tolerance="adassp <= 2 rho = 10%; seed > 5%", passed=ok)
+        tang.append(r["tang"][0])
+    tang_lo = cp_lower(tang[2], runs, 0.05)
+    ok = worst_ours <= 0.1 and seed_lo > 0.05 and tang_lo > 0
+    return dict(
+        measured=f"adassp: 95% upper bound {worst_ours:.2%} (max over 4 designs); "
+        "seed rule: 95% lower "
+        f"bound {seed_lo:.1%} (min over 3 hard designs); tang: {tang[2]}/{runs} indefinite on the "
+        f"small-spectrum design (95% lower bound {tang_lo:.2%})",
+        tolerance="adassp <= 2 rho = 10%; seed > 5%; tang > 0",
+        passed=ok,
+    )
 
-# %% ../nbs/14_boosted_adassp.ipynb #40dabd74
+# %% ../nbs/14_boosted_adassp.ipynb #a660f2d8
 def audit_designs(p: int = 1, M: float = 10.0) -> tuple:
-    "The worst-case add/remove pair (raw features, labels): base rows +-M e_j and the same plus (0, label 1e6)."
+    """The worst-case add/remove pair (raw features, labels): base rows +-M e_j, and the same plus
+    the all-zero row with label 1e6."""
     B = np.vstack([s * M * np.eye(p)[j] for j in range(p) for s in (1, -1)])
     yb = np.zeros(len(B))
     return (B, yb), (np.vstack([B, np.zeros((1, p))]), np.append(yb, 1e6))
@@ -855,36 +1042,64 @@ def audit_budget(mu: float = 0.5, n_rounds: int = 100) -> BASBudget:
 
 
 def gram_audit_mechanism(b: BASBudget, variant: str = "correct"):
-    """Vectorized mechanism (data, rng, n) -> released intercept diagonal entry of the noisy Gram matrix,
-    through `release_system`. Variants: "correct", "half", "mu_as_multiplier", "no_composition"."""
-    sig = {"correct": b.sigma_gram, "half": b.sigma_gram / 2, "mu_as_multiplier": b.sens_gram * b.mu,
-           "no_composition": b.sens_gram / b.mu}[variant]
+    """Vectorized mechanism (data, rng, n) -> the released intercept diagonal entry of the noisy
+    Gram matrix, through `release_system`. Variants: "correct", "half", "mu_as_multiplier",
+    "no_composition"."""
+    sig = {
+        "correct": b.sigma_gram,
+        "half": b.sigma_gram / 2,
+        "mu_as_multiplier": b.sens_gram * b.mu,
+        "no_composition": b.sens_gram / b.mu,
+    }[variant]
 
     def mech(data, g, n):
         gram = release_system(design(data[0]), sig, b.sigma_lmin, "adassp", 0.05, g, n)[0]
         return gram[:, -1, -1]
+
     return mech
 
 # %% ../nbs/14_boosted_adassp.ipynb #8c3104bc
-@register_check("bas_audit_gram", "the Gram release is mu_1-GDP on its worst-case pair; half noise, "
-                "mu as noise multiplier and no composition are caught", source="dplit.audit; F-B2")
+@register_check(
+    "bas_audit_gram",
+    "the Gram release is mu_1-GDP on its worst-case pair; half noise, "
+    "mu as noise multiplier and no composition are caught",
+    source="dplit.audit; F-B2",
+)
 def verify_audit_gram(full: bool = False, rng=None) -> dict:
     from dplit.audit import audit
+
     b = audit_budget(0.5)
     d0, d1 = audit_designs()
     eps_a = 0.5
     claim = gdp_delta(b.mu_gram, eps_a)
     n = 400_000 if full else 100_000
-    res = {v: audit(gram_audit_mechanism(b, v), d0, d1, epsilon=eps_a, delta=claim, n_trials=n, vectorized=True,
-                    rng=rng) for v in ("correct", "half", "mu_as_multiplier", "no_composition")}
+    res = {
+        v: audit(
+            gram_audit_mechanism(b, v),
+            d0,
+            d1,
+            epsilon=eps_a,
+            delta=claim,
+            n_trials=n,
+            vectorized=True,
+            rng=rng,
+        )
+        for v in ("correct", "half", "mu_as_multiplier", "no_composition")
+    }
     ok = res["correct"].passed and not any(res[v].passed for v in res if v != "correct")
-    meas = "; ".join(f"{v}: eps >= {r.epsilon_lower:.3f}, delta >= {r.delta_lower:.4f}" for v, r in res.items())
-    return dict(measured=f"claim (0.5, {claim:.4f}); {meas} ({n:,} runs per side)",
-                tolerance="correct within the claim; every mutant outside", passed=ok)
+    meas = "; ".join(
+        f"{v}: eps >= {r.epsilon_lower:.3f}, delta >= {r.delta_lower:.4f}" for v, r in res.items()
+    )
+    return dict(
+        measured=f"claim (0.5, {claim:.4f}); {meas} ({n:,} runs per side)",
+        tolerance="correct within the claim; every mutant outside",
+        passed=ok,
+    )
 
 # %% ../nbs/14_boosted_adassp.ipynb #41fed22a
 def _r2_task(X, y, eps, rule, seed):
     from sklearn.model_selection import train_test_split
+
     g = as_rng(seed)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.1, random_state=int(g.integers(2**31)))
     with warnings.catch_warnings():
@@ -893,19 +1108,26 @@ def _r2_task(X, y, eps, rule, seed):
     return reg.score(Xte, yte)
 
 
-def r2_sweep(X, y, epsilons, rules=RIDGE_RULES, reps: int = 5, rng=None, n_jobs: int = 1) -> "pd.DataFrame":
+def r2_sweep(
+    X, y, epsilons, rules=RIDGE_RULES, reps: int = 5, rng=None, n_jobs: int = 1
+) -> "pd.DataFrame":
     "Median test R^2 (90/10 splits) per (epsilon, ridge rule) over `reps` repetitions."
     import pandas as pd
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
+
     tasks = [(e, r, k) for e in epsilons for r in rules for k in range(reps)]
     seeds = spawn_rngs(rng, len(tasks))
-    out = Parallel(n_jobs=n_jobs)(delayed(_r2_task)(X, y, e, r, s)
-                                  for (e, r, _), s in tqdm(list(zip(tasks, seeds)), desc="R^2 sweep", leave=False))
-    df = pd.DataFrame([(e, r, v) for (e, r, _), v in zip(tasks, out)], columns=["epsilon", "rule", "R2"])
+    out = Parallel(n_jobs=n_jobs)(
+        delayed(_r2_task)(X, y, e, r, s)
+        for (e, r, _), s in tqdm(list(zip(tasks, seeds)), desc="R^2 sweep", leave=False)
+    )
+    df = pd.DataFrame(
+        [(e, r, v) for (e, r, _), v in zip(tasks, out)], columns=["epsilon", "rule", "R2"]
+    )
     return df.groupby(["epsilon", "rule"])["R2"].median().unstack()
 
-# %% ../nbs/14_boosted_adassp.ipynb #c871905c
+# %% ../nbs/14_boosted_adassp.ipynb #e5819853
 def _numpy_bas(X, y, b: BASBudget, g):
     "A straightforward numpy implementation (the baseline); same random stream as `boosted_adassp`."
     Xi = np.column_stack([X, np.ones(len(X))])
@@ -924,22 +1146,35 @@ def _numpy_bas(X, y, b: BASBudget, g):
         theta = theta + np.linalg.solve(A, Xc.T @ r + noise[t])
     return theta
 
-# %% ../nbs/14_boosted_adassp.ipynb #de0e00af
-def benchmark_bas(n: int = 100_000, p: int = 19, T: int = 100, reps: int = 3, seed: int = 0) -> dict:
-    "Best-of-reps times: dplit, straightforward numpy, and the floor (X^T X + T matvecs); asserts equal outputs."
+# %% ../nbs/14_boosted_adassp.ipynb #f3667672
+def benchmark_bas(
+    n: int = 100_000, p: int = 19, T: int = 100, reps: int = 3, seed: int = 0
+) -> dict:
+    """Best-of-reps times: dplit, straightforward numpy, and the floor (X^T X + T matvecs);
+    asserts that dplit and numpy give the same coefficients."""
     g = np.random.default_rng(seed)
     X = g.normal(size=(n, p))
     y = X[:, :3] @ np.array([0.3, -0.2, 0.1]) + 0.1 * g.normal(size=n)
     b = bas_budget(math.log(3), 1e-5, T)
-    boosted_adassp(X[:50], y[:50], 1.0, 1e-5, n_rounds=2, rng=0)          # compile the kernel first
+    boosted_adassp(X[:50], y[:50], 1.0, 1e-5, n_rounds=2, rng=0)  # compile the kernel first
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # one core each (the kernel is serial)
+        return _bench_loop(X, y, b, p, T, reps, seed)
+
+
+def _bench_loop(X, y, b, p, T, reps, seed):
     t_ours = t_np = t_floor = np.inf
     for r in range(reps):
-        t0 = time.perf_counter(); ours = boosted_adassp(X, y, math.log(3), 1e-5, T, rng=seed + r)
+        t0 = time.perf_counter()
+        ours = boosted_adassp(X, y, math.log(3), 1e-5, T, rng=seed + r)
         t_ours = min(t_ours, time.perf_counter() - t0)
-        t0 = time.perf_counter(); base = _numpy_bas(X, y, b, np.random.default_rng(seed + r))
+        t0 = time.perf_counter()
+        base = _numpy_bas(X, y, b, np.random.default_rng(seed + r))
         t_np = min(t_np, time.perf_counter() - t0)
         Xc = design(X)
-        t0 = time.perf_counter(); Xc.T @ Xc
+        t0 = time.perf_counter()
+        Xc.T @ Xc
         th = np.zeros(p + 1)
         for _ in range(T):
             Xc @ th
@@ -947,15 +1182,29 @@ def benchmark_bas(n: int = 100_000, p: int = 19, T: int = 100, reps: int = 3, se
         theta = np.append(ours.coef, ours.intercept)
         if not np.abs(theta - base).max() <= 1e-8 * np.abs(base).max():
             raise AssertionError("dplit and the numpy baseline disagree")
-    return {"n": n, "d": p + 1, "T": T, "dplit_s": t_ours, "numpy_s": t_np, "floor_s": t_floor,
-            "speedup": t_np / t_ours, "over_floor": t_ours / t_floor}
+    return {
+        "n": X.shape[0],
+        "d": p + 1,
+        "T": T,
+        "dplit_s": t_ours,
+        "numpy_s": t_np,
+        "floor_s": t_floor,
+        "speedup": t_np / t_ours,
+        "over_floor": t_ours / t_floor,
+    }
 
 
-@register_benchmark("bas", "Boosted AdaSSP, T = 100, n = 1e5, d = 20: dplit vs straightforward numpy, and vs the "
-                    "floor (one X^T X + T matrix-vector products)")
+@register_benchmark(
+    "bas",
+    "Boosted AdaSSP, T = 100, n = 1e5, d = 20: dplit vs straightforward numpy, and vs the "
+    "floor (one X^T X + T matrix-vector products)",
+)
 def bench_bas(full: bool = False) -> dict:
     r = benchmark_bas(reps=5 if full else 3)
-    table = ("| n | d | T | dplit (s) | numpy (s) | floor (s) | numpy / dplit | dplit / floor |\n|---|---|---|---|---|---|---|---|\n"
-             f"| {r['n']:,} | {r['d']} | {r['T']} | {r['dplit_s']:.3f} | {r['numpy_s']:.3f} | {r['floor_s']:.3f} | "
-             f"{r['speedup']:.2f}x | {r['over_floor']:.2f}x |")
+    head = "| n | d | T | dplit (s) | numpy (s) | floor (s) | numpy / dplit | dplit / floor |\n"
+    table = (
+        head + "|---" * 8 + "|\n"
+        f"| {r['n']:,} | {r['d']} | {r['T']} | {r['dplit_s']:.3f} | {r['numpy_s']:.3f} | "
+        f"{r['floor_s']:.3f} | {r['speedup']:.2f}x | {r['over_floor']:.2f}x |"
+    )
     return {"table": table, "numbers": r}

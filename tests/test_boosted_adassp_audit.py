@@ -97,7 +97,7 @@ def _transcript_llr(b, variant, T):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_whole_transcript(variant):
     T = 100
-    b = audit_budget(1.0, T)
+    b = audit_budget(0.8, T)                   # mu != 1, so that Delta*mu and Delta/mu differ
     claim = gdp_delta(b.mu, 1.0)
     res = audit(_transcript_llr(b, variant, T), D0, D1, epsilon=1.0, delta=claim, n_trials=100_000,
                 vectorized=True, rng=13)
