@@ -50,8 +50,8 @@ def flaky_standin(epsilon, delta, n_tilde, random_state):
 @pytest.fixture(scope="module")
 def data():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(3000, 9))
-    y = 10 + X[:, :3] @ np.array([1.0, -0.7, 0.5]) + 0.3 * rng.normal(size=3000)
+    X = rng.normal(size=(1500, 9))
+    y = 10 + X[:, :3] @ np.array([1.0, -0.7, 0.5]) + 0.3 * rng.normal(size=1500)
     return X, y
 
 
@@ -126,11 +126,11 @@ def test_models_are_a_function_of_n_tilde(data):
 
 def test_n_tilde_is_a_lower_bound_mostly(data):
     X, y = data
-    nt = [PrivateRegressionPipeline("Tukey", regressor=standin, random_state=s).fit(X, y).n_tilde_ for s in range(200)]
-    assert np.mean(np.array(nt) <= len(y)) == 1.0                       # P(n_tilde > n) = 1e-4
+    nt = [PrivateRegressionPipeline("Tukey", regressor=standin, random_state=s).fit(X, y).n_tilde_ for s in range(60)]
+    assert np.mean(np.array(nt) <= len(y)) == 1.0                       # P(n_tilde > n) < 1e-6
     eps_n = 0.05 * math.log(3)
     eta = 0.1 * 1e-5 * math.exp(-eps_n)
-    assert abs(np.median(nt) - (len(y) - math.log(1 / (2 * eta)) / eps_n)) < 10
+    assert abs(np.median(nt) - (len(y) - math.log(1 / (2 * eta)) / eps_n)) < 15      # 5 standard errors
 
 
 def test_same_seed_same_output(data):
@@ -153,9 +153,9 @@ def test_failed_regression_scores_minus_inf(data):
 
 def test_nondp_is_sklearn_ols(data):
     X, y = data
-    ours = PrivateRegressionPipeline("NonDP").fit(X[:2000], y[:2000])
-    ref = LinearRegression().fit(X[:2000], y[:2000])
-    np.testing.assert_allclose(ours.predict(X[2000:]), ref.predict(X[2000:]), rtol=1e-10, atol=1e-10)
+    ours = PrivateRegressionPipeline("NonDP").fit(X[:1000], y[:1000])
+    ref = LinearRegression().fit(X[:1000], y[:1000])
+    np.testing.assert_allclose(ours.predict(X[1000:]), ref.predict(X[1000:]), rtol=1e-10, atol=1e-10)
     assert ours.spend_ is None and not ours.failed_
 
 
@@ -166,23 +166,24 @@ def test_sklearn_clone_and_params():
 
 
 def test_experiment_medians_keep_minus_inf_and_do_not_depend_on_n_jobs():
-    ds = {"s": synthetic_regression("sparse", n=1500, p=12, s=3, rng=0)}
+    ds = {"s": synthetic_regression("sparse", n=600, p=12, s=3, rng=0)}
     regs = {"bas": standin, "tukey": flaky_standin}
-    a = r2_experiment(ds, ks=(3,), trials=10, rng=5, regressors=regs, progress=False)
-    b = r2_experiment(ds, ks=(3,), trials=10, rng=5, regressors=regs, progress=False, n_jobs=2)
+    pipes = ("NonDP", "BAS", "Tukey", "K-BAS", "K-Tukey")              # SubLasso is slow and adds nothing here
+    a = r2_experiment(ds, pipelines=pipes, ks=(3,), trials=10, rng=5, regressors=regs, progress=False)
+    b = r2_experiment(ds, pipelines=pipes, ks=(3,), trials=10, rng=5, regressors=regs, progress=False, n_jobs=2)
     cols = ["dataset", "trial", "pipeline", "k", "r2", "failed"]
     assert a[cols].equals(b[cols])
     tab = median_table(a, 3)
-    for name in ("Tukey", "L-Tukey", "K-Tukey"):
+    for name in ("Tukey", "K-Tukey"):
         r = a[a.pipeline == name]
         assert (tab.loc["s", name] == -math.inf) == (r.failed.sum() >= 5)
         assert tab.loc["s", name] == np.median(r.r2)
-    assert set(tab.columns) == set(PIPELINES)
+    assert list(tab.columns) == list(pipes)
 
 
 def test_median_table_drops_datasets_without_k():
-    ds = {"small": synthetic_regression("sparse", n=800, p=6, s=2, rng=0),
-          "big": synthetic_regression("sparse", n=800, p=12, s=2, rng=1)}
+    ds = {"small": synthetic_regression("sparse", n=400, p=6, s=2, rng=0),
+          "big": synthetic_regression("sparse", n=400, p=12, s=2, rng=1)}
     res = r2_experiment(ds, ks=(5, 10), trials=2, rng=0, regressors={"bas": standin, "tukey": standin}, progress=False)
     assert list(median_table(res, 10).index) == ["big"]
     assert sorted(median_table(res, 5).index) == ["big", "small"]
