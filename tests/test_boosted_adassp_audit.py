@@ -115,3 +115,48 @@ def test_substitution_pair_breaks_add_remove_calibration():
         claim = gdp_delta(b.mu_round, 0.2)
         res = audit(_round_mechanism(b, "correct"), pos, neg, epsilon=0.2, delta=claim, vectorized=True, rng=14)
         assert res.passed == should_pass, (relation, str(res))
+
+
+class _ReplayRounds(np.random.Generator):
+    "Mutant randomness: every boosting round after the first reuses the first round's noise draw."
+
+    def __init__(self, bit_generator, round_shape):
+        super().__init__(bit_generator)
+        self._shape, self._first = round_shape, None
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        if size == self._shape:
+            if self._first is None:
+                self._first = super().normal(loc, scale, size)
+            return self._first
+        return super().normal(loc, scale, size)
+
+
+def _two_round_difference(b, reuse):
+    """Statistic |g_2 - g_1 - (what D0 predicts for it)| on the intercept coordinate, from the transcript of a T = 2
+    run (theta_1 is post-processing of the releases). With fresh noise per round it is a noisy difference; with the
+    noise of round 1 reused it is exactly 0 on D0 and |clip(-theta_1,int)| > 0 on D1 (the added row, label 0, only
+    starts to contribute in round 2)."""
+    X0, y0 = design(D0[0]), D0[1]
+
+    def mech(data, g, n):
+        X, y = design(data[0]), data[1]
+        rng = _ReplayRounds(g.bit_generator, (n, X.shape[1])) if reuse else g
+        seen = {}
+        bas_release(X, y, b.sigma_gram, b.sigma_lmin, b.sigma_round, n_rounds=2, rng=rng, size=n,
+                    observer=lambda t, theta, grad: seen.update({t: (theta.copy(), grad.copy())}))
+        (th0, g1), (th1, g2) = seen[1], seen[2]
+        pred = (np.clip(y0[None, :] - th1 @ X0.T, -1, 1) - np.clip(y0[None, :] - th0 @ X0.T, -1, 1)) @ X0
+        return np.abs(g2 - g1 - pred)[:, -1]
+    return mech
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_same_noise_draw_every_round_is_caught(reuse):
+    """The literal "same noise for every release" mutant (one draw reused, not just one scale): the transcript of a
+    T = 2 run is audited against its mu-GDP claim on D0 vs D0 + (zero row, label 0)."""
+    b = audit_budget(1.0, 2)
+    d1 = (np.vstack([D0[0], np.zeros((1, 1))]), np.append(D0[1], 0.0))
+    res = audit(_two_round_difference(b, reuse), D0, d1, epsilon=1.0, delta=gdp_delta(b.mu, 1.0),
+                vectorized=True, rng=15)
+    assert res.passed == (not reuse), str(res)

@@ -63,9 +63,10 @@ def test_shape_mismatch_and_too_few_rows():
     (dict(n_rounds=0), ValueError, "n_rounds"), (dict(n_rounds=2.0), TypeError, "n_rounds"),
     (dict(fit_intercept="yes"), TypeError, "fit_intercept"), (dict(ridge="pinv"), ValueError, "ridge"),
     (dict(shares=(0.5, 0.5)), ValueError, "shares"), (dict(shares=(0.5, 0.5, 0.5)), ValueError, "shares"),
-    (dict(shares=(1.0, 0.0, 0.0)), ValueError, "shares"), (dict(eta=0.0), ValueError, "eta"),
+    (dict(shares=(1.0, 0.0, 0.0)), ValueError, "shares"), (dict(shares=("a", "b", "c")), ValueError, "shares"), (dict(eta=0.0), ValueError, "eta"),
     (dict(clip_x=-1.0), ValueError, "clip_x"), (dict(clip_r=math.inf), ValueError, "clip_r"),
-    (dict(rho=0.0), ValueError, "rho"), (dict(rho=0.7), ValueError, "rho")])
+    (dict(rho=0.0), ValueError, "rho"), (dict(rho=0.7), ValueError, "rho"),
+    (dict(rho=0.7, ridge="seed"), ValueError, "rho"), (dict(rho=math.nan, ridge="tang"), ValueError, "rho")])
 def test_bad_parameters(kw, err, name):
     with pytest.raises(err, match=name):
         _fit(**kw)
@@ -109,3 +110,12 @@ def test_seed_rule_warns_when_indefinite():
             if r.indefinite:
                 break
     assert r.indefinite
+
+
+def test_huge_finite_rows_are_clipped_not_zeroed():
+    "Rows with entries beyond ~1e154 overflow a naive squared norm; they must still clip to norm 1, not to 0."
+    from dplit.boosted_adassp import design
+    for fit_intercept in (True, False):
+        a, b = design(X * 1e200, fit_intercept), design(X * 1e100, fit_intercept)
+        assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
+        assert np.allclose(np.linalg.norm(a, axis=1), 1.0)

@@ -28,6 +28,8 @@ def _data(n=5000):
 
 def test_pipeline_seed_and_spend():
     X, y = _data()
+    # pipeline mechanics only: a StandardScaler fitted on private data is itself not private (its means and
+    # scales are not covered by spend_); a real pipeline scales with public bounds or spends budget on them
     pipe = make_pipeline(StandardScaler(), BoostedAdaSSPRegressor(epsilon=5.0, random_state=1)).fit(X, y)
     assert pipe.score(X, y) > 0.8
     a = BoostedAdaSSPRegressor(epsilon=math.log(3), random_state=4).fit(X, y)
