@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dplit.audit import audit
-from dplit.tukey import (ptr_test, ptr_threshold, tukey_budget, tukey_regression, verify_depth_law,
-                         verify_lemma95_sensitivity, verify_uniform_in_level)
+from dplit.tukey import (ptr_test, ptr_threshold, tukey_budget, tukey_regression, verify_cell_law, verify_depth_law,
+                         verify_lemma95_sensitivity, verify_step_exact_1d, verify_uniform_in_level)
 
 DELTA = 1e-5
 
@@ -102,6 +102,20 @@ def test_sampler_checks_at_seeds(seed):
         assert rec.passed, rec.measured
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cell_law_at_seeds(seed):
+    "The whole law of A_t in d = 2 (grid cells); a fair-coin side choice and both public-code slips are rejected."
+    rec = verify_cell_law(rng=seed)
+    assert rec.passed, rec.measured
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_whole_step_exact_1d_at_seed(seed):
+    "Exact delta of PTR + A_t in 1-D within (eps_in, delta_in) and (eps_T, delta_T); no-PTR and M+2 mutants caught."
+    rec = verify_step_exact_1d(rng=seed)
+    assert rec.passed, rec.measured
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_lemma_sensitivity_at_seeds(seed):
     rec = verify_lemma95_sensitivity(rng=seed)
@@ -147,3 +161,21 @@ def test_em_with_factor_two_passes_under_substitution():
     B0, B1, grid, _ = _substitution_pair()
     res = audit(_em_mech(0.5, grid), B0, B1, epsilon=1.0, kind="discrete", vectorized=True, n_trials=100_000, rng=36)
     assert res.passed, str(res)
+
+
+def test_M_is_one_sensitive_under_substitution_too():
+    "Derived in the chapter (removal then addition shifts the volume/weight indices by one, not two)."
+    from dplit.tukey import substitution_sensitivity
+    assert substitution_sensitivity(600, rng=41) <= 1
+
+
+def test_k_equal_t_minus_one_never_accepted():
+    "V_0 is infinite: the largest certifiable k is t - 2, whatever delta (the public code wraps the index)."
+    from dplit.tukey import model_profile, ptr_distance_94, ptr_distance_95
+    g = np.random.default_rng(42)
+    for _ in range(200):
+        m = int(g.integers(8, 60))
+        p = model_profile(g.normal(size=(m, int(g.integers(1, 4)))))
+        t = int(g.integers(2, (m + 1) // 2 + 1))
+        for fn in (ptr_distance_94, ptr_distance_95):
+            assert fn(p, t, 5.0, 0.999) <= t - 2

@@ -82,6 +82,9 @@ def test_bad_budget_parameters():
         private_n_lower_bound(100, 1.0, 0.0)
     with pytest.raises(ValueError, match="n_tilde"):
         tukey_regression(X, Y, 1.0, 1e-5, n_tilde=np.nan)
+    for bad in (np.inf, -np.inf):
+        with pytest.raises(ValueError, match="n_tilde"):
+            tukey_regression(X, Y, 1.0, 1e-5, n_tilde=bad)
     with pytest.raises((ValueError, TypeError), match="m"):
         make_batches(10, 0, 2)
 
@@ -117,3 +120,9 @@ def test_predict_shape_mismatch():
     assert reg.ptr_passed_
     with pytest.raises(ValueError, match="X"):
         reg.predict(np.zeros((3, 5)))
+
+
+def test_n_tilde_above_n_is_an_outcome():
+    "floor(n_tilde) > n (probability eta): not enough rows for the batches -> bot, not a crash."
+    r = tukey_regression(X, Y, 1.0, 1e-5, rng=0, n_tilde=3000.0)
+    assert r.value is None and r.status == "n_tilde_exceeds_n"

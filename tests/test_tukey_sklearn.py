@@ -48,3 +48,12 @@ def test_paper_accounting_needs_fewer_models_to_pass():
     ours = np.mean([TukeyRegressor(epsilon=math.log(3), delta=1e-5, random_state=s).fit(Xs, ys).ptr_passed_
                     for s in range(20)])
     assert paper >= ours
+
+
+def test_caller_supplied_n_tilde_and_models():
+    "Pipelines release n_tilde once and choose m = floor(n_tilde / k): no n budget is spent here."
+    reg = TukeyRegressor(epsilon=1.0, delta=1e-5, random_state=0, n_tilde=29_000.0, n_models=5_000).fit(X, Y)
+    assert reg.n_models_ == 5_000 and reg.n_tilde_ == 29_000.0
+    assert math.isclose(reg.spend_.epsilon, 1.0) and reg.ptr_passed_
+    few = TukeyRegressor(epsilon=1.0, delta=1e-5, random_state=0, n_tilde=10.0, n_models=50).fit(X, Y)
+    assert few.status_ == "too_few_models" and not few.ptr_passed_
