@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -57,3 +58,15 @@ def test_caller_supplied_n_tilde_and_models():
     assert math.isclose(reg.spend_.epsilon, 1.0) and reg.ptr_passed_
     few = TukeyRegressor(epsilon=1.0, delta=1e-5, random_state=0, n_tilde=10.0, n_models=50).fit(X, Y)
     assert few.status_ == "too_few_models" and not few.ptr_passed_
+
+
+def test_paper_accounting_spend_reports_the_provable_bound():
+    "paper_accounting runs the paper's numbers but spend_ reports what group privacy proves for one row."
+    from dplit.tukey import tukey_budget, tukey_spends
+    b = tukey_budget(math.log(3), 1e-5, paper_accounting=True)
+    s = tukey_spends(b)
+    assert s.epsilon == pytest.approx(b.eps_n + 2 * b.eps_in, rel=1e-12)
+    assert s.delta == pytest.approx(b.eta * math.exp(b.eps_n) + (1 + math.exp(b.eps_in)) * b.delta_in, rel=1e-12)
+    assert s.epsilon > math.log(3) and s.delta > 1e-5
+    ours = tukey_spends(tukey_budget(math.log(3), 1e-5))
+    assert ours.epsilon == pytest.approx(math.log(3), rel=1e-12) and ours.delta <= 1e-5 * (1 + 1e-12)
