@@ -58,16 +58,23 @@ def check_pipeline(pipeline, name: str = "pipeline") -> str:
 
 # %% ../nbs/15_pipelines.ipynb #46368c69
 def _exact_split(total: float, parts: list) -> list:
-    """`parts` rounded to multiples of ulp(total), plus the remainder: floats whose exact sum is `total`
-    (each share moves by less than one ulp of the total)."""
+    """`parts` rounded to multiples of ulp(total), plus the remainder: floats whose exact sum is
+    `total` (each share moves by less than one ulp of the total)."""
     q = math.ulp(total)
     parts = [round(v / q) * q for v in parts]
-    rest = total - math.fsum(parts)                 # exact: every term is a multiple of q below 2^53 q
+    rest = total - math.fsum(parts)        # exact: every term is a multiple of q below 2^53 q
     if math.fsum(parts + [rest]) != total:
         raise ArithmeticError(f"parts {parts} do not fit in {total!r}")
     return parts + [rest]
 
 
+def _charge_up(cost: float, total: float) -> float:
+    """`cost` rounded UP to a multiple of ulp(total), after a 1e-15 relative inflation that covers
+    the few ulps by which the float `cost` may sit below the exact one: a charge never below it."""
+    q = math.ulp(total)
+    return math.ceil(cost * (1 + 1e-15) / q) * q
+
+# %% ../nbs/15_pipelines.ipynb #9eb2a8d9
 def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_share=COUNT_SHARE,
                  selection_share=SELECTION_SHARE, eta=None) -> dict:
     """The privacy budget of one pipeline, part by part (Dick, Gillenwater & Joseph 2023).
@@ -82,16 +89,16 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
         Shares of epsilon for the lower bound on n and for the selection, each in (0, 1), summing
         below 1.
     eta : float or None
-        P(n_tilde > n). None: 0.1 delta exp(-eps_count) when n_tilde feeds Tukey (then eta is charged
-        to delta, as the Tukey chapter does), else the paper's 1e-4.
+        P(n_tilde > n). None: 0.1 delta exp(-eps_count) when n_tilde feeds Tukey (then eta is
+        charged to delta, as the Tukey chapter does), else the paper's 1e-4.
 
     Returns
     -------
     dict
-        Epsilons `count`, `selection`, `regression` (0.0 for a step the pipeline does not have), `eta`,
-        deltas `count_delta` (eta exp(eps_count), charged when n_tilde fixes Tukey's batches) and
-        `delta` (the rest, for the regression). For NonDP every entry is 0. The epsilons add up to
-        `epsilon` and the deltas to `delta` exactly under `math.fsum`.
+        Epsilons `count`, `selection`, `regression` (0.0 for a step the pipeline does not have),
+        `eta`, deltas `count_delta` (eta exp(eps_count) rounded up, charged when n_tilde fixes
+        Tukey's batches) and `delta` (the rest, for the regression). For NonDP every entry is 0.
+        The epsilons add up to `epsilon` and the deltas to `delta` exactly under `math.fsum`.
     """
     check_pipeline(pipeline)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
@@ -108,11 +115,11 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
     if eta is None:
         eta = 0.1 * dlt * math.exp(-parts[0]) if coupled else PAPER_ETA
     eta = check_in_range(eta, "eta", 0, 0.5, low_closed=False, high_closed=False)
-    d_count = eta * math.exp(parts[0]) if coupled else 0.0
-    if d_count >= dlt:
-        raise ValueError(f"eta = {eta:g} costs eta exp(eps_count) = {d_count:g} >= delta = {dlt:g}: "
-                         "lower eta")
     count, selection, regression = _exact_split(eps, parts)
+    d_count = _charge_up(eta * math.exp(count), dlt) if coupled else 0.0   # never below the cost
+    if d_count >= dlt:
+        raise ValueError(f"eta = {eta:g} costs eta exp(eps_count) = {d_count:g} >= delta = "
+                         f"{dlt:g}: lower eta")
     d_count, d_rest = _exact_split(dlt, [d_count]) if d_count else (0.0, dlt)
     return dict(count=count, selection=selection, regression=regression, eta=eta if counts else 0.0,
                 count_delta=d_count, delta=d_rest)
@@ -166,8 +173,9 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
     k : int or None
         Number of features selected (for the L- and K- pipelines).
     m_rule : {"columns", "paper"}
-        SubLasso's subsets: "columns" floor(n_tilde / d) (the authors' code), "paper" floor(n_tilde / k)
-        (the text of section 4.2). Tukey always gets floor(n_tilde / w), w = d or k + 1 columns.
+        SubLasso's subsets: "columns" floor(n_tilde / d) (the authors' code), "paper"
+        floor(n_tilde / k) (the text of section 4.2). Tukey always gets floor(n_tilde / w),
+        w = d or k + 1 columns.
 
     Returns
     -------
@@ -213,19 +221,23 @@ class OLSRegressor(RegressorMixin, BaseEstimator):
 
 # %% ../nbs/15_pipelines.ipynb #1b420398
 class TukeyGivenBound(RegressorMixin, BaseEstimator):
-    """The Tukey mechanism with PTR (`dplit.tukey.tukey_regression`) on a design that holds its intercept
-    column, with m = floor(n_tilde / columns) models from a lower bound n_tilde released (and accounted) by
-    the caller. `ptr_passed_` False means bottom: no coefficients, and `predict` raises."""
+    """The Tukey mechanism with PTR (`dplit.tukey.tukey_regression`) on a design that holds its
+    intercept column, with m = floor(n_tilde / columns) models from a lower bound n_tilde released
+    (and accounted) by the caller. `ptr_passed_` False means bottom: no coefficients, and
+    `predict` raises."""
 
     def __init__(self, epsilon=1.0, delta=1e-5, n_tilde=None, random_state=None):
-        self.epsilon, self.delta, self.n_tilde, self.random_state = epsilon, delta, n_tilde, random_state
+        self.epsilon, self.delta = epsilon, delta
+        self.n_tilde, self.random_state = n_tilde, random_state
 
     def fit(self, X, y):
         from dplit.tukey import tukey_regression
         if self.n_tilde is None:
             raise ValueError("n_tilde must be given (a private lower bound on the number of rows)")
-        r = tukey_regression(X, y, self.epsilon, self.delta, rng=self.random_state, n_tilde=self.n_tilde)
-        self.spend_, self.ptr_passed_, self.status_, self.n_models_ = r.spend, r.passed, r.status, r.m
+        r = tukey_regression(X, y, self.epsilon, self.delta, rng=self.random_state,
+                             n_tilde=self.n_tilde)
+        self.spend_, self.ptr_passed_ = r.spend, r.passed
+        self.status_, self.n_models_ = r.status, r.m
         self.coef_ = r.value
         self.n_features_in_ = np.shape(X)[1]
         return self
@@ -290,8 +302,8 @@ class _PipelineFit:
             rel = private_count_lower_bound(n, budget["count"], budget["eta"], rng=g_count)
             parts.append(rel.spend)
             if budget["count_delta"]:
-                parts.append(PrivacySpend(0.0, budget["count_delta"], "n_tilde > n breaks the batch "
-                                          "coupling (probability eta)", "add/remove"))
+                parts.append(PrivacySpend(0.0, budget["count_delta"], "n_tilde > n breaks the "
+                                          "batch coupling (probability eta)", "add/remove"))
             self.n_tilde_ = rel.value
             self.n_models_ = model_counts(self.pipeline, rel.value, p, self.k, self.m_rule)
         self.selected_ = np.arange(p)
@@ -493,7 +505,8 @@ def verify_nondp(full: bool = False, rng=None) -> dict:
         scale = np.max(np.abs(ref))
         errs.append(np.max(np.abs(ours - ref)) / scale)
         mut.append(np.max(np.abs(no_icpt - ref)) / scale)
-    return dict(measured=f"max relative difference {max(errs):.2e}; no-intercept mutant {mut[0]:.2e} "
+    return dict(measured=f"max relative difference {max(errs):.2e}; no-intercept mutant "
+                         f"{mut[0]:.2e} "
                          f"(full rank), {mut[1]:.1e} (one-hot: the levels span the intercept)",
                 tolerance="< 1e-8; mutant > 1e-2 on the full-rank design",
                 passed=max(errs) < 1e-8 and mut[0] > 1e-2)
@@ -599,9 +612,10 @@ def log_target(ds):
                    target=f"log {ds.target}")
 
 
-LOG_TARGETS = ("diamonds-onehot", "california")   # the benchmark's copies (OpenML 361096, 361089) are logs
+# the benchmark's copies (OpenML 361096, 361089) have log targets
+LOG_TARGETS = ("diamonds-onehot", "california")
 
-
+# %% ../nbs/15_pipelines.ipynb #3e6c7af8
 def comparison_datasets(names=None, rng=0, log_targets: bool = True) -> dict:
     """The datasets of the R^2 comparison that load here: {name: Dataset}. Unavailable real data are
     skipped with a printed reason (the loaders name the package to install).
@@ -614,14 +628,16 @@ def comparison_datasets(names=None, rng=0, log_targets: bool = True) -> dict:
     rng : Generator, int or None
         Seed of the synthetic designs.
     log_targets : bool
-        Fit the logarithm of the target for the datasets in `LOG_TARGETS` (as the paper's copies do).
+        Fit the logarithm of the target for the datasets in `LOG_TARGETS` (as the paper's copies
+        do).
     """
     from dplit import data
     synth = lambda design, p: (lambda: synthetic_regression(design, 10_000, p, 5,
                                                             rng=_dataset_seed(rng, design)))
     loaders = {"diamonds-onehot": load_diamonds_onehot, "california": data.load_california,
                "abalone": data.load_abalone, "cpus": data.load_cpus,
-               "synthetic-sparse": synth("sparse", 40), "synthetic-redundant": synth("redundant", 60)}
+               "synthetic-sparse": synth("sparse", 40),
+               "synthetic-redundant": synth("redundant", 60)}
     names = list(loaders) if names is None else list(names)
     out = {}
     for name in names:
@@ -662,6 +678,7 @@ _PAPER_K5 = """361072 .73 .78 -inf -.027 .10 .21 .10
 361103 .53 .43 -6.3e7 .50 .49 .33 .48
 361104 .68 -3.7e3 -6.4e7 -1.5e2 -2.6e5 -.83 -29"""
 
+# %% ../nbs/15_pipelines.ipynb #27ee54ed
 _PAPER_K10 = """361072 .74 .53 -inf .35 .18 .73 .082
 361073 .46 -.82 -inf -.44 -1.7 -.48 -16
 361074 .81 -2.3e6 -1.3e3 -5.6e6 -3.4e2 -7.2e4 -1.4e2
@@ -684,7 +701,7 @@ _PAPER_K10 = """361072 .74 .53 -inf .35 .18 .73 .082
 361103 .54 -2.6 -1.2e8 .49 .51 .35 .49
 361104 .68 -9.0e2 -1.0e8 -2.9e3 -3.5e7 -1.4e3 -6.6e5"""
 
-
+# %% ../nbs/15_pipelines.ipynb #8d4bbcc9
 def paper_table(k: int = 5):
     "The paper's median test R^2 at k = 5 (Figure 4, 25 datasets) or k = 10 (Figure 5, 21)."
     import pandas as pd
@@ -729,15 +746,17 @@ def _trial(name: str, X, y, trial: int, pipelines, ks, rng, m_rule: str, regress
 
 # %% ../nbs/15_pipelines.ipynb #40505f3f
 def _dataset_seed(rng, name: str):
-    """The generator of one dataset's trials: with an int seed, a child keyed by the dataset's name (so a
-    dataset's results do not depend on which others run with it); else a child spawned from `rng`."""
+    """The generator of one dataset's trials: with an int seed, a child keyed by the dataset's name
+    (so a dataset's results do not depend on which others run with it); else a child spawned from
+    `rng`."""
     import zlib
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         seed = check_int(rng, "rng", low=0)
-        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()),)))
+        key = (zlib.crc32(name.encode()),)
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
     return spawn_rngs(rng, 1)[0]
 
-
+# %% ../nbs/15_pipelines.ipynb #e91c167c
 def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int = 10, rng=0,
                   n_jobs: int = 1, m_rule: str = "columns", regressors: dict | None = None,
                   progress: bool = True):
@@ -754,8 +773,8 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
     trials : int
         Random splits per dataset (10 in the paper).
     rng : Generator, int or None
-        One seed; each (dataset, trial) task gets a generator spawned from it (keyed by the dataset's
-        name when `rng` is an int).
+        One seed; each (dataset, trial) task gets a generator spawned from it (keyed by the
+        dataset's name when `rng` is an int).
     n_jobs : int
         joblib workers.
     m_rule : {"columns", "paper"}

@@ -194,3 +194,20 @@ def test_counts_on_paper_table():
     assert r5.loc["K-Tukey", "first"] == 12 and r5.loc["K-Tukey"].sum() == 17
     assert pos5.sum() == 41 and positive_counts(paper_table(10)).sum() == 19
     assert paper_table(5).shape == (25, 7) and paper_table(10).shape == (21, 7)
+
+
+def test_coupling_charge_never_below_its_cost():
+    "delta for n_tilde > n is eta e^{eps'} rounded up; exact truth in 60 digits; nearest rounding is caught."
+    from decimal import Decimal, localcontext
+    rng = np.random.default_rng(3)
+    under = mutant_under = 0
+    with localcontext() as ctx:
+        ctx.prec = 60
+        for _ in range(3000):
+            eps, dlt = float(np.exp(rng.uniform(-5, 3))), float(10 ** rng.uniform(-10, -2))
+            b = budget_split("K-Tukey", eps, dlt)
+            cost = Decimal(b["eta"]) * Decimal(b["count"]).exp()
+            under += Decimal(b["count_delta"]) < cost
+            q = math.ulp(dlt)
+            mutant_under += Decimal(round(b["eta"] * math.exp(b["count"]) / q) * q) < cost
+    assert under == 0 and mutant_under > 0, (under, mutant_under)
