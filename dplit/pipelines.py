@@ -13,8 +13,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
 
-from .core import (PrivacySpend, as_rng, check_delta, check_epsilon, check_in_range, check_int,
-                        check_k, check_X_y, compose, spawn_rngs)
+from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon,
+                        check_in_range, check_int, check_k, check_X_y, compose, spawn_rngs)
 from .dpkendall import dp_kendall, sub_lasso
 from .mechanisms import Release, laplace_mechanism
 from .verify import register_check
@@ -190,6 +190,8 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
         raise TypeError(f"n_tilde must be a real number, got {n_tilde!r}")
     p = check_int(n_features, "n_features", low=1)
     selector, regressor, _ = PIPELINE_PARTS[pipeline]
+    if selector is not None:
+        k = check_k(k, p)
     floor = lambda w: max(0, math.floor(n_tilde / w)) if math.isfinite(n_tilde) else 0
     out = dict(selection=None, regression=None)
     if selector == "lasso":
@@ -290,7 +292,7 @@ def _regress(factory, X1, y, epsilon, delta, n_tilde, rng):
 
 # %% ../nbs/15_pipelines.ipynb #9180b5fb
 class _PipelineFit:
-    "fit / predict / score of PrivateRegressionPipeline (kept apart so that each piece is short)."
+    "fit of PrivateRegressionPipeline (kept apart so that each piece is short)."
 
     def fit(self, X, y):
         X, y, budget = self._validate(X, y)
@@ -325,13 +327,17 @@ class _PipelineFit:
         self.n_features_in_ = p
         return self
 
+# %% ../nbs/15_pipelines.ipynb #c12d350b
+class _PipelinePredict:
+    "predict / score of PrivateRegressionPipeline."
+
     def predict(self, X):
         check_is_fitted(self, "regressor_")
         if self.failed_:
             raise RuntimeError(f"{self.pipeline} released no model (the PTR check failed); "
                                "score() gives -inf")
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+        X = check_array(X, "X")
+        if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
         return self.regressor_.predict(add_intercept(X[:, self.selected_]))
 
@@ -341,7 +347,8 @@ class _PipelineFit:
         return -math.inf if self.failed_ else super().score(X, y, sample_weight)
 
 # %% ../nbs/15_pipelines.ipynb #6f16243f
-class PrivateRegressionPipeline(_PipelineFit, RegressorMixin, BaseEstimator):
+class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, RegressorMixin,
+                                BaseEstimator):
     """One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
 
     Parameters
@@ -729,7 +736,7 @@ def _trial(name: str, X, y, trial: int, pipelines, ks, rng, m_rule: str, regress
     "Fit and score every (pipeline, k) of one dataset on one random 90/10 split."
     g = as_rng(rng)
     perm = g.permutation(len(y))
-    n_test = max(1, int(round(0.1 * len(y))))
+    n_test = max(2, int(round(0.1 * len(y))))        # test R^2 needs two rows
     test, train = perm[:n_test], perm[n_test:]
     jobs = _jobs(pipelines, ks, X.shape[1])
     rows = []

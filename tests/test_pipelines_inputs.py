@@ -129,3 +129,24 @@ def test_helpers():
         r2_experiment(ds, pipelines=("NonDP", "X"), progress=False)
     with pytest.raises(ValueError, match="trials"):
         r2_experiment(ds, trials=0, progress=False)
+
+
+def test_predict_and_model_counts_inputs(data):
+    X, y = data
+    est = PrivateRegressionPipeline("NonDP").fit(X, y)
+    Xn = X[:5].copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        est.predict(Xn)
+    with pytest.raises(ValueError, match="X"):
+        est.predict(X[0])
+    with pytest.raises(TypeError, match="k"):
+        model_counts("K-Tukey", 100.0, 9, None)
+    with pytest.raises(ValueError, match="k"):
+        model_counts("L-Tukey", 100.0, 5, 9, m_rule="paper")
+
+
+def test_tiny_test_split_has_two_rows():
+    ds = {"s": synthetic_regression("sparse", n=12, p=3, s=1, rng=0)}
+    res = r2_experiment(ds, pipelines=("NonDP",), ks=(1,), trials=2, rng=0, progress=False)
+    assert np.all(np.isfinite(res.r2))
