@@ -192,7 +192,8 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
     selector, regressor, _ = PIPELINE_PARTS[pipeline]
     if selector is not None:
         k = check_k(k, p)
-    floor = lambda w: max(0, math.floor(n_tilde / w)) if math.isfinite(n_tilde) else 0
+    # floor division as the Tukey chapter computes it, so that both report the same m
+    floor = lambda w: int(max(n_tilde, 0) // w) if math.isfinite(n_tilde) else 0
     out = dict(selection=None, regression=None)
     if selector == "lasso":
         out["selection"] = max(1, floor(p + 1 if m_rule == "columns" else k))

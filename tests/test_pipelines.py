@@ -211,3 +211,13 @@ def test_coupling_charge_never_below_its_cost():
             q = math.ulp(dlt)
             mutant_under += Decimal(round(b["eta"] * math.exp(b["count"]) / q) * q) < cost
     assert under == 0 and mutant_under > 0, (under, mutant_under)
+
+
+@pytest.mark.parametrize("name", ["Tukey", "K-Tukey"])
+def test_real_tukey_uses_the_pipelines_n_tilde_and_m(data, name):
+    X, y = data
+    est = PrivateRegressionPipeline(name, k=3, random_state=4).fit(X, y)
+    assert est.regressor_.n_models_ == est.n_models_["regression"]
+    assert est.regressor_.n_tilde == est.n_tilde_
+    w = X.shape[1] + 1 if name == "Tukey" else 4
+    assert est.n_models_["regression"] == int(est.n_tilde_ // w)
