@@ -347,8 +347,31 @@ class _PipelinePredict:
         check_is_fitted(self, "regressor_")
         return -math.inf if self.failed_ else super().score(X, y, sample_weight)
 
+# %% ../nbs/15_pipelines.ipynb #2a4629d5
+class _PipelineValidate:
+    "Argument checks of PrivateRegressionPipeline, all before any budget is spent."
+
+    def _validate(self, X, y):
+        budget = budget_split(self.pipeline, self.epsilon, self.delta, self.count_share,
+                              self.selection_share, self.eta)
+        selector, regressor, _ = PIPELINE_PARTS[self.pipeline]
+        if self.m_rule not in M_RULES:
+            raise ValueError(f"m_rule must be one of {M_RULES}, got {self.m_rule!r}")
+        check_in_range(self.lasso_alpha, "lasso_alpha", 0, math.inf, low_closed=False,
+                       high_closed=False)
+        if self.regressor is not None and not callable(self.regressor):
+            raise TypeError("regressor must be a factory (callable) or None, "
+                            f"got {type(self.regressor).__name__}")
+        X, y = check_X_y(X, y, min_rows=2)
+        if regressor == "ols" and X.shape[0] < X.shape[1] + 1:
+            raise ValueError(f"X must have at least p + 1 = {X.shape[1] + 1} rows for least "
+                             f"squares, got {X.shape[0]}")
+        if selector is not None:
+            check_k(self.k, X.shape[1])
+        return X, y, budget
+
 # %% ../nbs/15_pipelines.ipynb #6f16243f
-class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, RegressorMixin,
+class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidate, RegressorMixin,
                                 BaseEstimator):
     """One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
 
@@ -382,25 +405,6 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, RegressorMixin,
         self.pipeline, self.k, self.epsilon, self.delta, self.eta = pipeline, k, epsilon, delta, eta
         self.count_share, self.selection_share, self.m_rule = count_share, selection_share, m_rule
         self.lasso_alpha, self.regressor, self.random_state = lasso_alpha, regressor, random_state
-
-    def _validate(self, X, y):
-        budget = budget_split(self.pipeline, self.epsilon, self.delta, self.count_share,
-                              self.selection_share, self.eta)
-        selector, regressor, _ = PIPELINE_PARTS[self.pipeline]
-        if self.m_rule not in M_RULES:
-            raise ValueError(f"m_rule must be one of {M_RULES}, got {self.m_rule!r}")
-        check_in_range(self.lasso_alpha, "lasso_alpha", 0, math.inf, low_closed=False,
-                       high_closed=False)
-        if self.regressor is not None and not callable(self.regressor):
-            raise TypeError("regressor must be a factory (callable) or None, "
-                            f"got {type(self.regressor).__name__}")
-        X, y = check_X_y(X, y, min_rows=2)
-        if regressor == "ols" and X.shape[0] < X.shape[1] + 1:
-            raise ValueError(f"X must have at least p + 1 = {X.shape[1] + 1} rows for least "
-                             f"squares, got {X.shape[0]}")
-        if selector is not None:
-            check_k(self.k, X.shape[1])
-        return X, y, budget
 
 # %% ../nbs/15_pipelines.ipynb #ecebfb6a
 def _small_regression(n: int, p: int, rng, informative: int = 3) -> tuple:
