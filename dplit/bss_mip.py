@@ -346,6 +346,7 @@ def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit:
     incumbent : (support, exact score) to start from, or None
     tol : absolute tolerance: stop when the incumbent's score minus the master's lower bound is <= tol
     time_limit : seconds; exceeding it raises SolverError
+        (every SolverError carries `.incumbent`, the best (support, exact score) seen, or None)
     n_pool : cut also at up to n_pool - 1 further solutions in SCIP's pool
     stats : dict that receives the number of iterations
 
@@ -356,34 +357,38 @@ def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit:
     t0 = time.perf_counter()
     best = incumbent
     it = 0
-    while True:
-        left = time_limit - (time.perf_counter() - t0)
-        if left <= 0:
-            raise SolverError(f"outer approximation exceeded its time limit of {time_limit:g} s "
-                              f"after {it} iterations")
-        sols, eta, lb = master.solve(left, n_pool)
-        it += 1
-        for S in sols:                                   # pool solutions are feasible: candidates for the incumbent
-            if S in master.scores and (best is None or master.scores[S] < best[1]):
-                best = (S, master.scores[S])
-        if best is not None and best[1] - lb <= tol:
-            break
-        new = 0
-        for S in sols:
-            if S in master.scores:
-                continue
-            v, g, sc = cuts.cut(S)
-            master.add_cut(S, v, g, sc)
-            new += 1
-            if best is None or sc < best[1]:
-                best = (S, sc)
+    try:
+        while True:
+            left = time_limit - (time.perf_counter() - t0)
+            if left <= 0:
+                raise SolverError(f"outer approximation exceeded its time limit of {time_limit:g} s "
+                                  f"after {it} iterations")
+            sols, eta, lb = master.solve(left, n_pool)
+            it += 1
+            for S in sols:                                   # pool solutions are feasible: candidates for the incumbent
+                if S in master.scores and (best is None or master.scores[S] < best[1]):
+                    best = (S, master.scores[S])
+            if best is not None and best[1] - lb <= tol:
+                break
+            new = 0
+            for S in sols:
+                if S in master.scores:
+                    continue
+                v, g, sc = cuts.cut(S)
+                master.add_cut(S, v, g, sc)
+                new += 1
+                if best is None or sc < best[1]:
+                    best = (S, sc)
+                if best[1] - lb <= tol:
+                    break
             if best[1] - lb <= tol:
                 break
-        if best[1] - lb <= tol:
-            break
-        if new == 0:
-            raise SolverError("outer approximation stalled: the master returned an already-cut support "
-                              f"with eta = {eta:.12g} (numerical trouble)")
+            if new == 0:
+                raise SolverError("outer approximation stalled: the master returned an already-cut support "
+                                  f"with eta = {eta:.12g} (numerical trouble)")
+    except SolverError as e:
+        e.incumbent = best
+        raise
     if stats is not None:
         stats["oa_iterations"] = stats.get("oa_iterations", 0) + it
     return best[0], best[1], lb
@@ -533,10 +538,12 @@ def kswap_bounds(G, b, yy, center, k: int):
         if k == 2:
             with np.errstate(divide="ignore", invalid="ignore"):
                 gain = (t[:, None] ** 2 + t[None, :] ** 2 - 2 * rho * np.outer(t, t)) / (1 - rho * rho)
-            gain[~np.isfinite(gain)] = np.inf
+            gain[~np.isfinite(gain) | (1 - rho * rho < 1e-8)] = np.inf   # near-collinear: no bound
             yield U, out, rss - gain, None
         else:
-            yield U, out, rss - t * t, float(np.nanmax(np.abs(rho)))
+            fin = np.flatnonzero(np.isfinite(t))          # columns with t = inf are always kept
+            mx = float(np.nanmax(np.abs(rho[np.ix_(fin, fin)]))) if len(fin) > 1 else 0.0
+            yield U, out, rss - t * t, mx
 
 # %% ../nbs/51_bss_mip.ipynb #0f088e6f
 def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candidates):
@@ -549,10 +556,10 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
         B, L = np.column_stack([i, j]), lb[i, j]
     else:
         fac = 1 - (k - 1) * mx
-        if fac <= 0:
-            raise SolverError(f"certification: projected correlations too large (max {mx:.3f}) for k = {k}")
         rss = _rss_of(G, b, yy, U)
         g = rss - lb                                  # t_i^2, the single-column gains
+        if fac <= 0:                                  # Gershgorin says nothing: the bound 0 keeps all
+            g, fac = np.full(len(g), np.inf), 1.0
         need = (rss - threshold - margin) * fac       # a kept B needs sum of its t^2 >= need
         top = np.sort(g)[::-1]
         if top[:k].sum() < need:
@@ -656,7 +663,8 @@ class MIPSearch(SearchBackend):
     tol : relative OA tolerance for the best support (times y'y)
     oa_tol : relative tolerance of the OA run that only provides an incumbent for the >= 2-swap region
     oa2_time : seconds for that run (its time-out is harmless: the certification is exact regardless)
-    time_limit : seconds for the OA run of the best support (exceeding it raises SolverError)
+    time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the best support
+        seen so far becomes the centre of the certification, which is exact from any centre
     max_candidates : cap on the supports the certification may need to score (exceeding it raises SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
     """
@@ -694,8 +702,13 @@ class MIPSearch(SearchBackend):
         t = time.perf_counter()
         master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
         master.add_cut(S0, v, g, sc)
-        S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc), tol=self.tol * max(cuts.yy, 1e-300),
-                                         time_limit=self.time_limit, stats=st)
+        try:
+            S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
+                                             tol=self.tol * max(cuts.yy, 1e-300), time_limit=self.time_limit,
+                                             stats=st)
+        except SolverError as e:                      # harmless: the centre only steers the certification
+            S1, v1 = e.incumbent
+            st["oa_failed"] = str(e)
         st["oa_s"] = time.perf_counter() - t
         return S1, v1, cuts, master
 
@@ -711,9 +724,9 @@ class MIPSearch(SearchBackend):
         if K < 2:
             return L, vL
         t = time.perf_counter()
-        master.add_subset_sum(list(S1), rhs=s - 2)       # >= 2 swaps (App B step 3)
         T = None
         try:
+            master.add_subset_sum(list(S1), rhs=s - 2)   # >= 2 swaps (App B step 3)
             T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1), time_limit=self.oa2_time,
                                           stats=st)
         except SolverError:
@@ -752,7 +765,8 @@ class MIPSearch(SearchBackend):
         st = {}
         self.last_stats_ = st
         S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st)
-        v1 = float(master.scores[tuple(S1)])
+        from dplit.bss import _squared_scores         # the same scorer as every other list entry
+        v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
         L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
         t = time.perf_counter()
         v = support_scores(X, y, L, r=r)                 # the public exact scorer, once, on the final list
