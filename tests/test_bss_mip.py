@@ -22,6 +22,38 @@ def test_top_r_equals_enumeration(seed):
         np.testing.assert_allclose(v, ve[:R], rtol=0, atol=1e-9 * ve[0])
 
 
+def _hard_instances():
+    "Exact ties (duplicate columns), near-duplicates, n < p with a zero column, binary features, rho = 0.95."
+    g = np.random.default_rng(21)
+    X, y, _ = bss_data(100, 10, 3, snr=1.0, rng=1)
+    X[:, 5], X[:, 7] = X[:, 0], X[:, 2]
+    yield X, y, 3
+    X, y, _ = bss_data(100, 11, 3, snr=1.0, rng=2)
+    X[:, 5] = X[:, 0] + 1e-7 * g.standard_normal(100)
+    yield X, y, 3
+    X, y, _ = bss_data(8, 12, 3, snr=1.0, rng=3)
+    X[:, 4] = 0.0
+    yield X, y, 3
+    X = g.integers(0, 2, (30, 10)) * 0.5
+    yield X, np.clip(X[:, :2].sum(1) + 0.3 * g.standard_normal(30), -0.5, 0.5), 3
+    X, y, _ = bss_data(200, 12, 4, rho=0.95, snr=0.5, rng=4)
+    yield X, y, 4
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_top_r_equals_enumeration_hard(case):
+    "Ties are broken lexicographically as in enumeration; degenerate data never raises."
+    X, y, s = list(_hard_instances())[case]
+    p = X.shape[1]
+    E, ve = enumerate_supports(X, y, s, r=1.1)
+    m = MIPSearch()
+    for R in (1, 2, 2 + (p - s) * s, math.comb(p, s) // 2):
+        np.testing.assert_array_equal(m.top_r(X, y, s, R, r=1.1)[0], E[:R])
+    for rule in ("exact", "at_least"):
+        np.testing.assert_array_equal(m.best_per_bucket(X, y, s, E[0], r=1.1, rule=rule)[0],
+                                      ExhaustiveSearch().best_per_bucket(X, y, s, E[0], r=1.1, rule=rule)[0])
+
+
 def test_oa_top_r_equals_enumeration():
     X, y, _ = bss_data(100, 15, 3, snr=2.0, rng=4)
     E, _ = enumerate_supports(X, y, 3, r=1.1)
