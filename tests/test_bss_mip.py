@@ -105,3 +105,19 @@ def test_mechanisms_identical_with_mip_backend():
             a = mistakes_select(X, y, 3, search=MIPSearch(), rng=k, gap_check="warn", **kw).value
             b = mistakes_select(X, y, 3, search=ExhaustiveSearch(), rng=k, gap_check="warn", **kw).value
         assert a == b
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_kswap_bounds_exact_and_valid(seed):
+    "k <= 2: the bound IS the OLS RSS (lstsq); every k: the bound never exceeds the exact score."
+    X, y, _ = bss_data(60, 10, 4, rho=0.7, snr=1.0, rng=seed)
+    G, b, yy = X.T @ X, X.T @ y, float(y @ y)
+    E, ve = enumerate_supports(X, y, 4, r=1.1)
+    score = {tuple(S): v for S, v in zip(E, ve)}
+    for k in range(1, 5):
+        C, L = kswap_candidates(G, b, yy, E[0], k, np.inf, margin=0.0, max_candidates=10 ** 6)
+        assert len(C) == math.comb(6, k) * math.comb(4, k)
+        assert all(lo <= score[tuple(S)] + 1e-9 * yy for S, lo in zip(C, L))
+        if k <= 2:
+            rss = [float(np.sum((y - X[:, S] @ np.linalg.lstsq(X[:, S], y, rcond=None)[0]) ** 2)) for S in C]
+            np.testing.assert_allclose(L, rss, rtol=0, atol=1e-9 * yy)
