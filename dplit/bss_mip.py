@@ -33,7 +33,9 @@ def _solution_support(zval, s: int) -> tuple:
     "The support of a solver's binary vector (rounded; refuses a vector that is not s-sparse and binary)."
     z = np.asarray(zval, float)
     if np.any(np.minimum(np.abs(z), np.abs(z - 1)) > 1e-4) or int(np.round(z).sum()) != s:
-        raise SolverError(f"the solver returned a z that is not a binary s-sparse vector: {np.round(z, 4)}")
+        raise SolverError(
+            f"the solver returned a z that is not a binary s-sparse vector: {np.round(z, 4)}"
+        )
     return tuple(np.flatnonzero(z > 0.5).tolist())
 
 # %% ../nbs/51_bss_mip.ipynb #edfc9fdd
@@ -53,14 +55,18 @@ def mip9_kth_best(X, y, s: int, excluded=(), *, r, time_limit: float = 600.0):
     (support as a sorted tuple, SCIP's objective value) -- the objective is NOT an exact score.
     """
     import cvxpy as cp
+
     X, y = check_X_y(X, y, min_rows=1)
     n, p = X.shape
     s = _check_s(s, p)
     r = check_positive(r, "r")
     beta, theta, z = cp.Variable(p), cp.Variable(p, nonneg=True), cp.Variable(p, boolean=True)
-    cons = [cp.sum(z) == s, cp.sum(theta) <= r * r,
-            # beta_i^2 <= theta_i z_i
-            cp.norm(cp.vstack([2 * beta, theta - z]), 2, axis=0) <= theta + z]
+    cons = [
+        cp.sum(z) == s,
+        cp.sum(theta) <= r * r,
+        # beta_i^2 <= theta_i z_i
+        cp.norm(cp.vstack([2 * beta, theta - z]), 2, axis=0) <= theta + z,
+    ]
     for S in excluded:
         cons.append(cp.sum(z[list(S)]) <= s - 0.5)
     G, b = X.T @ X, X.T @ y
@@ -68,12 +74,20 @@ def mip9_kth_best(X, y, s: int, excluded=(), *, r, time_limit: float = 600.0):
     obj = float(y @ y) - 2 * b @ beta + cp.quad_form(beta, cp.psd_wrap(G))
     prob = cp.Problem(cp.Minimize(obj), cons)
     try:
-        prob.solve(solver=cp.SCIP, scip_params={"limits/gap": 0.0, "limits/time": float(time_limit),
-                                                "display/verblevel": 0})
+        prob.solve(
+            solver=cp.SCIP,
+            scip_params={
+                "limits/gap": 0.0,
+                "limits/time": float(time_limit),
+                "display/verblevel": 0,
+            },
+        )
     except cp.error.SolverError as e:
         raise SolverError(f"SCIP failed on formulation (9): {e}") from e
     if prob.status != cp.OPTIMAL:
-        raise SolverError(f"SCIP did not prove optimality on formulation (9) (status {prob.status!r})")
+        raise SolverError(
+            f"SCIP did not prove optimality on formulation (9) (status {prob.status!r})"
+        )
     return _solution_support(z.value, s), float(prob.value)
 
 
@@ -86,7 +100,8 @@ def mip9_top_r(X, y, s: int, R: int, *, r, time_limit: float = 600.0):
 
     Returns
     -------
-    supports : int array (R, s); scores : exact scores from `dplit.bss.support_scores`; objectives : SCIP's values
+    supports : int array (R, s); scores : exact scores from `dplit.bss.support_scores`; objectives :
+    SCIP's values
     """
     found, objs = [], []
     for _ in range(check_int(R, "R", low=1)):
@@ -97,9 +112,13 @@ def mip9_top_r(X, y, s: int, R: int, *, r, time_limit: float = 600.0):
     return sup, support_scores(X, y, sup, r=r), np.array(objs)
 
 # %% ../nbs/51_bss_mip.ipynb #5a0c35fa
-def bss_data(n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: float = 0.5, rng=None):
-    """The paper's simulation design (§5): rows N(0, Sigma) with Sigma_ij = rho^|i-j|, beta* = 1/sqrt(s) on
-    indices 0, 2, ..., 2s - 2, noise scaled to the sample SNR ||X beta*||^2 / ||eps||^2, then X and y clipped to b.
+def bss_data(
+    n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: float = 0.5, rng=None
+):
+    """The paper's simulation design (§5): rows N(0, Sigma) with Sigma_ij = rho^|i-j|, beta* =
+    1/sqrt(s) on
+    indices 0, 2, ..., 2s - 2, noise scaled to the sample SNR ||X beta*||^2 / ||eps||^2, then X and
+    y clipped to b.
 
     Parameters
     ----------
@@ -112,6 +131,7 @@ def bss_data(n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: f
     (X, y, true support as a sorted tuple)
     """
     from dplit.core import as_rng
+
     g = as_rng(rng)
     n, p, s = check_int(n, "n", low=2), check_int(p, "p", low=2), check_int(s, "s", low=1)
     if 2 * s - 1 > p:
@@ -129,9 +149,12 @@ def bss_data(n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: f
     return np.clip(X, -b, b), np.clip(mu + eps, -b, b), support
 
 # %% ../nbs/51_bss_mip.ipynb #e64fb839
-@register_check("bss_mip_formulation9", "Proposition 1: successive solves of (9) with exclusion cuts (cvxpy + SCIP) "
-                "list the R best supports in enumeration order; a solve without the cuts repeats S_1",
-                "Prastakos, Behdin & Mazumder (2025), Prop 1 and Eq (9)")
+@register_check(
+    "bss_mip_formulation9",
+    "Proposition 1: successive solves of (9) with exclusion cuts (cvxpy + SCIP) "
+    "list the R best supports in enumeration order; a solve without the cuts repeats S_1",
+    "Prastakos, Behdin & Mazumder (2025), Prop 1 and Eq (9)",
+)
 def verify_formulation9(full: bool = False, rng=None) -> dict:
     n, p, s, R = (200, 14, 3, 5) if full else (80, 9, 2, 3)
     X, y, _ = bss_data(n, p, s, snr=2.0, rng=rng)
@@ -142,20 +165,26 @@ def verify_formulation9(full: bool = False, rng=None) -> dict:
     twice = mip9_kth_best(X, y, s, (), r=1.1)[0]
     mutant_rejected = twice != tuple(E[1])
     rel = float(np.max(np.abs(obj - v) / v))
-    return dict(measured=f"list = enumeration: {same}; SCIP objective vs exact score: max rel. diff {rel:.1e}; "
-                         f"mutant (no cuts) rejected: {mutant_rejected}",
-                tolerance="exact order; scores to 1e-9 (re-scored)", passed=same and mutant_rejected)
+    return dict(
+        measured=f"list = enumeration: {same}; SCIP objective vs exact score: max rel. diff {rel:.1e}; "
+        f"mutant (no cuts) rejected: {mutant_rejected}",
+        tolerance="exact order; scores to 1e-9 (re-scored)",
+        passed=same and mutant_rejected,
+    )
 
 # %% ../nbs/51_bss_mip.ipynb #3e75f583
 def _tr_solve(Gs, bs, yy, r):
-    """Exact trust-region solve of min yy - 2 bs.beta + beta' Gs beta s.t. ||beta|| <= r on one support.
+    """Exact trust-region solve of min yy - 2 bs.beta + beta' Gs beta s.t. ||beta|| <= r on one
+    support.
     Returns (score, beta, mu) with (Gs + mu I) beta = bs, mu >= 0 the ball multiplier."""
     lam, V = np.linalg.eigh(Gs)
     lam = np.maximum(lam, 0.0)
     c = V.T @ bs
+
     def norm2(mu):
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.where(c * c > 0, c * c / (lam + mu) ** 2, 0.0).sum())
+
     mu = 0.0
     if lam.min() <= 0 or norm2(0.0) > r * r:
         lo, hi = max(0.0, -lam.min()), np.linalg.norm(c) / r + 1.0
@@ -179,12 +208,14 @@ def _tr_solve(Gs, bs, yy, r):
 
 # %% ../nbs/51_bss_mip.ipynb #454758f1
 def psd_shift(G, steps: int = 10) -> float:
-    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G): bisection on [0, min diag G] with a
+    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G): bisection on [0, min
+    diag G] with a
     Cholesky factorisation as the test (a success proves definiteness), minus a rounding margin.
 
     Parameters
     ----------
-    G : symmetric PSD matrix (X'X); steps : bisection steps (the result is within 2^-steps min diag of the best)
+    G : symmetric PSD matrix (X'X); steps : bisection steps (the result is within 2^-steps min diag
+    of the best)
 
     Returns
     -------
@@ -203,7 +234,8 @@ def psd_shift(G, steps: int = 10) -> float:
 
 # %% ../nbs/51_bss_mip.ipynb #597da212
 class PerspectiveCuts:
-    """Exact cuts for the unpenalised score R(S) = min_{||beta|| <= r} ||y - X_S beta||^2 (see the derivation).
+    """Exact cuts for the unpenalised score R(S) = min_{||beta|| <= r} ||y - X_S beta||^2 (see the
+    derivation).
 
     Parameters
     ----------
@@ -227,14 +259,14 @@ class PerspectiveCuts:
         Gs, bs = self.G[np.ix_(S, S)], self.b[S]
         score, beta, mstar = _tr_solve(Gs, bs, self.yy, self.r)
         m = mstar if mu is None else max(float(mu), mstar)
-        m = max(m, self.floor - self.d)                  # d + m > 0: finite slopes
+        m = max(m, self.floor - self.d)  # d + m > 0: finite slopes
         # Lagrangian bound at a fixed multiplier (weak duality)
         if m != mstar:
             beta = np.linalg.solve(Gs + m * np.eye(len(S)), bs)
-            value = self.yy - bs @ beta - m * self.r ** 2
+            value = self.yy - bs @ beta - m * self.r**2
         else:
             value = score
-        g = self.b - self.G[:, S] @ beta                 # x_i'(y - X_S beta)
+        g = self.b - self.G[:, S] @ beta  # x_i'(y - X_S beta)
         grad = -(g * g) / (self.d + m)
         grad[S] = -(self.d + m) * beta * beta
         self.ncuts += 1
@@ -253,12 +285,17 @@ def _max_cut_excess(cuts, E, ve, every: int = 3) -> tuple:
     return worst, tight
 
 
-@register_check("bss_mip_cut_validity", "every perspective cut under-estimates the exact score at every feasible binary z "
-                "and is tight at its own support; a mutant with G - dI indefinite is rejected",
-                "Prastakos, Behdin & Mazumder (2025), §4 (Danskin cuts); our exact variant")
+@register_check(
+    "bss_mip_cut_validity",
+    "every perspective cut under-estimates the exact score at every feasible binary z "
+    "and is tight at its own support; a mutant with G - dI indefinite is rejected",
+    "Prastakos, Behdin & Mazumder (2025), §4 (Danskin cuts); our exact variant",
+)
 def verify_cut_validity(full: bool = False, rng=None) -> dict:
     worst, tight, bad = -np.inf, 0.0, -np.inf
-    for j, (n, p, s, snr) in enumerate([(60, 12, 3, 5.0), (200, 14, 3, 0.5), (40, 12, 2, 5.0)][:3 if full else 2]):
+    for j, (n, p, s, snr) in enumerate(
+        [(60, 12, 3, 5.0), (200, 14, 3, 0.5), (40, 12, 2, 5.0)][: 3 if full else 2]
+    ):
         X, y, _ = bss_data(n, p, s, snr=snr, rng=rng)
         E, ve = enumerate_supports(X, y, s, r=1.1)
         w, t = _max_cut_excess(PerspectiveCuts(X, y, 1.1), E, ve)
@@ -267,12 +304,16 @@ def verify_cut_validity(full: bool = False, rng=None) -> dict:
         mut.d *= 3.0
         bad = max(bad, _max_cut_excess(mut, E, ve)[0])
     tol = 1e-9 * max(1.0, float(np.max(ve)))
-    return dict(measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; mutant excess {bad:.3g}",
-                tolerance=f"<= {tol:.1e}", passed=worst <= tol and tight <= tol and bad > tol)
+    return dict(
+        measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; mutant excess {bad:.3g}",
+        tolerance=f"<= {tol:.1e}",
+        passed=worst <= tol and tight <= tol and bad > tol,
+    )
 
 # %% ../nbs/51_bss_mip.ipynb #fafe04c9
 class CutMaster:
-    """The OA master problem: min eta over binary z with sum z = s, extra linear constraints and the cuts
+    """The OA master problem: min eta over binary z with sum z = s, extra linear constraints and the
+    cuts
     eta >= value + grad . (z - z_S), solved to proven optimality by SCIP (pyscipopt).
 
     Parameters
@@ -283,8 +324,11 @@ class CutMaster:
     abs_gap : SCIP's absolute optimality gap
     """
 
-    def __init__(self, p: int, s: int, offset: float = 0.0, lower: float = 0.0, abs_gap: float = 1e-9):
+    def __init__(
+        self, p: int, s: int, offset: float = 0.0, lower: float = 0.0, abs_gap: float = 1e-9
+    ):
         from pyscipopt import Model, quicksum
+
         self._qs = quicksum
         self.m = Model("oa_master")
         self.m.hideOutput()
@@ -297,7 +341,7 @@ class CutMaster:
         self.eta = self.m.addVar("eta", lb=float(lower) - self.offset, ub=None)
         self.m.addCons(quicksum(self.z) == s)
         self.m.setObjective(self.eta, "minimize")
-        self.scores = {}                                 # exact score of every support cut so far
+        self.scores = {}  # exact score of every support cut so far
         self.n_cuts = 0
 
     def _ready(self):
@@ -331,10 +375,12 @@ class CutMaster:
         self.m.optimize()
         st = self.m.getStatus()
         if st != "optimal":
-            raise SolverError(f"the OA master problem was not solved to optimality by SCIP (status {st!r})")
+            raise SolverError(
+                f"the OA master problem was not solved to optimality by SCIP (status {st!r})"
+            )
         sols = self.m.getSols()
         out = []
-        for sol in sols[:max(1, n_pool)]:
+        for sol in sols[: max(1, n_pool)]:
             S = _solution_support([self.m.getSolVal(sol, v) for v in self.z], self.s)
             if S not in out:
                 out.append(S)
@@ -342,15 +388,17 @@ class CutMaster:
         return out, eta, self.m.getDualbound() + self.offset
 
 # %% ../nbs/51_bss_mip.ipynb #a7265cd6
-def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit: float, n_pool: int = 5,
-                        stats=None):
+def outer_approximation(
+    cuts, master, *, incumbent=None, tol: float, time_limit: float, n_pool: int = 5, stats=None
+):
     """Algorithm 2 with exact cuts at binary points.
 
     Parameters
     ----------
     cuts : a PerspectiveCuts; master : a CutMaster (constraints and earlier cuts are kept)
     incumbent : (support, exact score) to start from, or None
-    tol : absolute tolerance: stop when the incumbent's score minus the master's lower bound is <= tol
+    tol : absolute tolerance: stop when the incumbent's score minus the master's lower bound is <=
+    tol
     time_limit : seconds; exceeding it raises SolverError
         (every SolverError carries `.incumbent`, the best (support, exact score) seen, or None)
     n_pool : cut also at up to n_pool - 1 further solutions in SCIP's pool
@@ -367,8 +415,10 @@ def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit:
         while True:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
-                raise SolverError(f"outer approximation exceeded its time limit of {time_limit:g} s "
-                                  f"after {it} iterations")
+                raise SolverError(
+                    f"outer approximation exceeded its time limit of {time_limit:g} s "
+                    f"after {it} iterations"
+                )
             sols, eta, lb = master.solve(left, n_pool)
             it += 1
             # pool solutions are feasible: candidates for the incumbent
@@ -391,8 +441,10 @@ def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit:
             if best[1] - lb <= tol:
                 break
             if new == 0:
-                raise SolverError("outer approximation stalled: the master returned an already-cut support "
-                                  f"with eta = {eta:.12g} (numerical trouble)")
+                raise SolverError(
+                    "outer approximation stalled: the master returned an already-cut support "
+                    f"with eta = {eta:.12g} (numerical trouble)"
+                )
     except SolverError as e:
         e.incumbent = best
         raise
@@ -402,7 +454,8 @@ def outer_approximation(cuts, master, *, incumbent=None, tol: float, time_limit:
 
 # %% ../nbs/51_bss_mip.ipynb #edfa94da
 def oa_top_r(X, y, s: int, R: int, *, r, tol: float = 1e-9, time_limit: float = 600.0):
-    """The R best supports by R outer-approximation solves sharing one master, each adding an exclusion cut.
+    """The R best supports by R outer-approximation solves sharing one master, each adding an
+    exclusion cut.
 
     Parameters
     ----------
@@ -411,7 +464,8 @@ def oa_top_r(X, y, s: int, R: int, *, r, tol: float = 1e-9, time_limit: float = 
 
     Returns
     -------
-    supports : int array (R, s); scores : exact scores (dplit.bss.support_scores); bounds : the certified lower bounds
+    supports : int array (R, s); scores : exact scores (dplit.bss.support_scores); bounds : the
+    certified lower bounds
     """
     X, y = check_X_y(X, y, min_rows=1)
     s = _check_s(s, X.shape[1])
@@ -428,11 +482,16 @@ def oa_top_r(X, y, s: int, R: int, *, r, tol: float = 1e-9, time_limit: float = 
     return sup, support_scores(X, y, sup, r=r), np.array(bounds)
 
 # %% ../nbs/51_bss_mip.ipynb #559412a8
-@register_check("bss_mip_oa_exact", "outer approximation (exact cuts, SCIP master, tol 1e-9 y'y) with exclusion cuts "
-                "returns the enumerated 1st..R-th best supports in order",
-                "Prastakos, Behdin & Mazumder (2025), Algorithm 2 and Prop 1")
+@register_check(
+    "bss_mip_oa_exact",
+    "outer approximation (exact cuts, SCIP master, tol 1e-9 y'y) with exclusion cuts "
+    "returns the enumerated 1st..R-th best supports in order",
+    "Prastakos, Behdin & Mazumder (2025), Algorithm 2 and Prop 1",
+)
 def verify_oa_exact(full: bool = False, rng=None) -> dict:
-    cases = [(60, 12, 3, 5.0), (50, 18, 2, 0.3)] + ([(300, 25, 3, 1.0), (400, 25, 4, 5.0)] if full else [])
+    cases = [(60, 12, 3, 5.0), (50, 18, 2, 0.3)] + (
+        [(300, 25, 3, 1.0), (400, 25, 4, 5.0)] if full else []
+    )
     ok, worst = 0, 0.0
     for n, p, s, snr in cases:
         X, y, _ = bss_data(n, p, s, snr=snr, rng=rng)
@@ -440,8 +499,11 @@ def verify_oa_exact(full: bool = False, rng=None) -> dict:
         S, v, lb = oa_top_r(X, y, s, 6, r=1.1)
         ok += bool(np.array_equal(S, E[:6]))
         worst = max(worst, float(np.max(v - lb)))
-    return dict(measured=f"{ok}/{len(cases)} lists equal enumeration; max(score - OA bound) = {worst:.1e}",
-                tolerance="all equal", passed=ok == len(cases))
+    return dict(
+        measured=f"{ok}/{len(cases)} lists equal enumeration; max(score - OA bound) = {worst:.1e}",
+        tolerance="all equal",
+        passed=ok == len(cases),
+    )
 
 # %% ../nbs/51_bss_mip.ipynb #bf554802
 def largest_eigenvalue(G) -> float:
@@ -449,16 +511,19 @@ def largest_eigenvalue(G) -> float:
     if len(G) <= 500:
         return float(np.linalg.eigvalsh(G)[-1])
     from scipy.sparse.linalg import eigsh
+
     return 1.05 * float(eigsh(G, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
 
 
 def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: int = 500):
-    """IHT warm start (App B.2; Bertsimas, King & Mazumder 2016, Alg 1) on (||y - X beta||^2 + lam ||beta||^2)/(2n).
+    """IHT warm start (App B.2; Bertsimas, King & Mazumder 2016, Alg 1) on (||y - X beta||^2 + lam
+    ||beta||^2)/(2n).
 
     Parameters
     ----------
     G, b : X'X and X'y; s : support size; lam : ridge (>= 0)
-    lam_max : the largest eigenvalue of G if known (the step is 1 / (lam_max + lam), the exact Lipschitz constant)
+    lam_max : the largest eigenvalue of G if known (the step is 1 / (lam_max + lam), the exact
+    Lipschitz constant)
     max_iter : iteration cap; the loop stops earlier when the support repeats
 
     Returns
@@ -466,7 +531,7 @@ def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: in
     sorted tuple, the support of the last iterate.
     """
     p = len(b)
-    L = (largest_eigenvalue(G) if lam_max is None else float(lam_max)) + lam   # the 1/n cancels
+    L = (largest_eigenvalue(G) if lam_max is None else float(lam_max)) + lam  # the 1/n cancels
     beta = np.zeros(p)
     top = np.argsort(-np.abs(b), kind="stable")[:s]
     beta[top] = b[top] / np.maximum(np.diag(G)[top] + lam, 1e-300)
@@ -515,7 +580,7 @@ def _base_stats(G, b, yy, U, out):
         rss = yy - b[U] @ beta
         GoU = G[np.ix_(out, U)]
         c = b[out] - GoU @ beta
-        W = GoU @ Ginv                                  # (|out|, |U|)
+        W = GoU @ Ginv  # (|out|, |U|)
         a2 = np.diag(G)[out] - np.einsum("ij,ij->i", W, GoU)
     else:
         rss, c, a2, W, GoU = yy, b[out].copy(), np.diag(G)[out].copy(), None, None
@@ -523,11 +588,15 @@ def _base_stats(G, b, yy, U, out):
 
 
 def kswap_bounds(G, b, yy, center, k: int):
-    """Lower bounds on the score of every support with exactly k elements outside `center`, one block per set A of
-    dropped elements: yields (U = center minus A, out = the columns outside center, bounds, max |rho|).
+    """Lower bounds on the score of every support with exactly k elements outside `center`, one
+    block per set A of
+    dropped elements: yields (U = center minus A, out = the columns outside center, bounds, max
+    |rho|).
 
-    For k = 1 (vector) and k = 2 (matrix over pairs) the bounds are the exact OLS residual sums of squares (the ball
-    only raises the score); for k >= 3 the vector rss(U) - t_i^2 of single-column bounds and the largest projected
+    For k = 1 (vector) and k = 2 (matrix over pairs) the bounds are the exact OLS residual sums of
+    squares (the ball
+    only raises the score); for k >= 3 the vector rss(U) - t_i^2 of single-column bounds and the
+    largest projected
     correlation, from which `kswap_candidates` forms Gershgorin's bound."""
     center = np.asarray(sorted(center), dtype=np.int64)
     out = np.setdiff1d(np.arange(len(b)), center)
@@ -545,11 +614,13 @@ def kswap_bounds(G, b, yy, center, k: int):
         np.fill_diagonal(rho, 0.0)
         if k == 2:
             with np.errstate(divide="ignore", invalid="ignore"):
-                gain = (t[:, None] ** 2 + t[None, :] ** 2 - 2 * rho * np.outer(t, t)) / (1 - rho * rho)
-            gain[~np.isfinite(gain) | (1 - rho * rho < 1e-8)] = np.inf   # near-collinear: no bound
+                gain = (t[:, None] ** 2 + t[None, :] ** 2 - 2 * rho * np.outer(t, t)) / (
+                    1 - rho * rho
+                )
+            gain[~np.isfinite(gain) | (1 - rho * rho < 1e-8)] = np.inf  # near-collinear: no bound
             yield U, out, rss - gain, None
         else:
-            fin = np.flatnonzero(np.isfinite(t))          # columns with t = inf are always kept
+            fin = np.flatnonzero(np.isfinite(t))  # columns with t = inf are always kept
             mx = float(np.nanmax(np.abs(rho[np.ix_(fin, fin)]))) if len(fin) > 1 else 0.0
             yield U, out, rss - t * t, mx
 
@@ -565,25 +636,34 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
     else:
         fac = 1 - (k - 1) * mx
         rss = _rss_of(G, b, yy, U)
-        g = rss - lb                                  # t_i^2, the single-column gains
+        g = rss - lb  # t_i^2, the single-column gains
         # Gershgorin says nothing: the bound 0 keeps all
         if fac <= 0:
             g, fac = np.full(len(g), np.inf), 1.0
-        need = (rss - threshold - margin) * fac       # a kept B needs sum of its t^2 >= need
+        need = (rss - threshold - margin) * fac  # a kept B needs sum of its t^2 >= need
         top = np.sort(g)[::-1]
         if top[:k].sum() < need:
             return np.empty((0, len(U) + k), dtype=np.int64), np.empty(0)
-        cand = np.flatnonzero(g >= need - top[:k - 1].sum())
+        cand = np.flatnonzero(g >= need - top[: k - 1].sum())
         if math.comb(len(cand), k) > max_candidates:
-            raise SolverError(f"certification needs {math.comb(len(cand), k)} candidates in bucket k = {k}"
-                              f" (> max_candidates = {max_candidates})")
-        B = np.array([cb for cb in combinations(cand.tolist(), k) if g[list(cb)].sum() >= need],
-                     dtype=np.int64).reshape(-1, k)
+            raise SolverError(
+                f"certification needs {math.comb(len(cand), k)} candidates in bucket k = {k}"
+                f" (> max_candidates = {max_candidates})"
+            )
+        B = np.array(
+            [cb for cb in combinations(cand.tolist(), k) if g[list(cb)].sum() >= need],
+            dtype=np.int64,
+        ).reshape(-1, k)
         L = rss - g[B].sum(1) / fac if len(B) else np.empty(0)
     if len(B) > max_candidates:
-        raise SolverError(f"certification: {len(B)} candidates in one block (> max_candidates = {max_candidates})")
-    S = np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1) if len(B) else \
-        np.empty((0, len(U) + k), dtype=np.int64)
+        raise SolverError(
+            f"certification: {len(B)} candidates in one block (> max_candidates = {max_candidates})"
+        )
+    S = (
+        np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1)
+        if len(B)
+        else np.empty((0, len(U) + k), dtype=np.int64)
+    )
     o = np.argsort(L, kind="stable")
     return S[o], L[o]
 
@@ -591,26 +671,33 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
 def _greedy_support(U, out, lb, k):
     "A k-swap support with a small bound in one block (an upper bound once scored exactly)."
     if k == 2:
-        i, j = np.unravel_index(np.argmin(np.where(np.eye(len(out), dtype=bool), np.inf, lb)), lb.shape)
+        i, j = np.unravel_index(
+            np.argmin(np.where(np.eye(len(out), dtype=bool), np.inf, lb)), lb.shape
+        )
         B = [i, j]
     else:
         B = np.argsort(lb, kind="stable")[:k]
     return np.sort(np.concatenate([U, out[B]]))[None, :]
 
 # %% ../nbs/51_bss_mip.ipynb #80c8f6c6
-def kswap_candidates(G, b, yy, center, k: int, threshold: float, *, margin: float, max_candidates: int):
-    """Every support with exactly k elements outside `center` whose lower bound on the score is <= threshold + margin.
+def kswap_candidates(
+    G, b, yy, center, k: int, threshold: float, *, margin: float, max_candidates: int
+):
+    """Every support with exactly k elements outside `center` whose lower bound on the score is <=
+    threshold + margin.
 
     Parameters
     ----------
-    G, b, yy : X'X, X'y, y'y; center : the support the swaps are counted from; k : number of swaps (>= 1)
+    G, b, yy : X'X, X'y, y'y; center : the support the swaps are counted from; k : number of swaps
+    (>= 1)
     threshold : supports provably above it are dropped
     margin : slack for rounding in the bounds
     max_candidates : more survivors than this raise SolverError
 
     Returns
     -------
-    (int array (m, s) with sorted rows, their lower bounds (m,)): a superset of the k-swap supports scoring
+    (int array (m, s) with sorted rows, their lower bounds (m,)): a superset of the k-swap supports
+    scoring
     <= threshold, sorted by bound.
     """
     sups, lbs = [], []
@@ -619,7 +706,9 @@ def kswap_candidates(G, b, yy, center, k: int, threshold: float, *, margin: floa
         sups.append(S)
         lbs.append(L)
         if sum(map(len, sups)) > max_candidates:
-            raise SolverError(f"certification: more than max_candidates = {max_candidates} candidates")
+            raise SolverError(
+                f"certification: more than max_candidates = {max_candidates} candidates"
+            )
     S, L = np.concatenate(sups), np.concatenate(lbs)
     o = np.argsort(L, kind="stable")
     return S[o], L[o]
@@ -634,8 +723,10 @@ def _rss_of(G, b, yy, U):
 
 # %% ../nbs/51_bss_mip.ipynb #e0d5548b
 def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 2000):
-    """Merge candidates C (sorted by lower bound LB) into the scored list (M, vM), scoring them exactly in chunks
-    and stopping as soon as the next bound exceeds the current R-th score. Returns (M, vM, number scored)."""
+    """Merge candidates C (sorted by lower bound LB) into the scored list (M, vM), scoring them
+    exactly in chunks
+    and stopping as soon as the next bound exceeds the current R-th score. Returns (M, vM, number
+    scored)."""
     i = 0
     while i < len(C):
         theta = vM[-1] if len(vM) == R else np.inf
@@ -652,15 +743,17 @@ def _merge_top(sup_a, v_a, sup_b, v_b, R):
     "Top R of the union of two scored lists (duplicates dropped), best first; ties broken lexicographically."
     S = np.concatenate([sup_a, sup_b])
     v = np.concatenate([v_a, v_b])
-    S, idx = np.unique(S, axis=0, return_index=True)   # lexicographic order
+    S, idx = np.unique(S, axis=0, return_index=True)  # lexicographic order
     v = v[idx]
     o = np.argsort(v, kind="stable")[:R]
     return S[o], v[o]
 
 # %% ../nbs/51_bss_mip.ipynb #11dde03d
 class MIPSearch(SearchBackend):
-    """Top-R and per-bucket search at large p: IHT warm start, outer approximation (Algorithm 2, SCIP master,
-    exact perspective cuts) for the best support, exact one-swap scores, and an exact certification of the
+    """Top-R and per-bucket search at large p: IHT warm start, outer approximation (Algorithm 2,
+    SCIP master,
+    exact perspective cuts) for the best support, exact one-swap scores, and an exact certification
+    of the
     supports with >= 2 swaps (Appendix B, with a certified fallback instead of a failed check).
 
 
@@ -669,16 +762,28 @@ class MIPSearch(SearchBackend):
     Parameters
     ----------
     tol : relative OA tolerance for the best support (times y'y)
-    oa_tol : relative tolerance of the OA run that only provides an incumbent for the >= 2-swap region
-    oa2_time : seconds for that run (its time-out is harmless: the certification is exact regardless)
-    time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the best support
+    oa_tol : relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
+    region
+    oa2_time : seconds for that run (its time-out is harmless: the certification is exact
+    regardless)
+    time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the
+    best support
         seen so far becomes the centre of the certification, which is exact from any centre
-    max_candidates : cap on the supports the certification may need to score (exceeding it raises SolverError)
+    max_candidates : cap on the supports the certification may need to score (exceeding it raises
+    SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
     """
 
-    def __init__(self, *, tol: float = 1e-9, oa_tol: float = 0.005, oa2_time: float = 2.0,
-                 time_limit: float = 600.0, max_candidates: int = 2_000_000, warm_start: str = "iht"):
+    def __init__(
+        self,
+        *,
+        tol: float = 1e-9,
+        oa_tol: float = 0.005,
+        oa2_time: float = 2.0,
+        time_limit: float = 600.0,
+        max_candidates: int = 2_000_000,
+        warm_start: str = "iht",
+    ):
         self.tol = check_positive(tol, "tol")
         self.oa_tol = check_positive(oa_tol, "oa_tol")
         self.oa2_time = check_positive(oa2_time, "oa2_time")
@@ -703,17 +808,25 @@ class MIPSearch(SearchBackend):
         p = X.shape[1]
         st["setup_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
-              else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
+        S0 = (
+            iht_warm_start(cuts.G, cuts.b, s)
+            if self.warm_start == "iht"
+            else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist())
+        )
         v, g, sc = cuts.cut(S0)
         st["warm_start_s"] = time.perf_counter() - t
         t = time.perf_counter()
         master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
         master.add_cut(S0, v, g, sc)
         try:
-            S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
-                                             tol=self.tol * max(cuts.yy, 1e-300), time_limit=self.time_limit,
-                                             stats=st)
+            S1, v1, lb = outer_approximation(
+                cuts,
+                master,
+                incumbent=(S0, sc),
+                tol=self.tol * max(cuts.yy, 1e-300),
+                time_limit=self.time_limit,
+                stats=st,
+            )
         # harmless: the centre only steers the certification
         except SolverError as e:
             S1, v1 = e.incumbent
@@ -726,7 +839,13 @@ class MIPSearch(SearchBackend):
         p = X.shape[1]
         t = time.perf_counter()
         P1 = one_swap_supports(S1, p)
-        L, vL = _merge_top(np.array([S1]), np.array([v1]), P1, _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
+        L, vL = _merge_top(
+            np.array([S1]),
+            np.array([v1]),
+            P1,
+            _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0],
+            R,
+        )
         st["one_swap_s"] = time.perf_counter() - t
         K = min(s, p - s)
         if K < 2:
@@ -734,9 +853,10 @@ class MIPSearch(SearchBackend):
         t = time.perf_counter()
         T = None
         try:
-            master.add_subset_sum(list(S1), rhs=s - 2)   # >= 2 swaps (App B step 3)
-            T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1), time_limit=self.oa2_time,
-                                          stats=st)
+            master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
+            T, u, _ = outer_approximation(
+                cuts, master, tol=self.oa_tol * abs(v1), time_limit=self.oa2_time, stats=st
+            )
         except SolverError:
             # harmless: the certification below is exact anyway
             st["oa2_timeout"] = True
@@ -752,12 +872,17 @@ class MIPSearch(SearchBackend):
             # one dropped set at a time
             for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, S1, k):
                 g0 = _greedy_support(U, out, lb, k)
-                L, vL = _merge_top(L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R)
+                L, vL = _merge_top(
+                    L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R
+                )
                 if len(vL) == R:
                     theta = min(theta, vL[-1])
-                C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
-                                          self.max_candidates)
-                L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin)
+                C, LB = _block_candidates(
+                    cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin, self.max_candidates
+                )
+                L, vL, m = _score_in_order(
+                    cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin
+                )
                 n_scored += m
                 if len(vL) == R:
                     theta = min(theta, vL[-1])
@@ -785,7 +910,8 @@ class MIPSearch(SearchBackend):
         return L, v
 
     def best_per_bucket(self, X, y, s, center, *, r, loss="squared", rule="exact"):
-        """Row k: the best support with exactly k (rule="exact") or at least k (rule="at_least") elements outside
+        """Row k: the best support with exactly k (rule="exact") or at least k (rule="at_least")
+        elements outside
         `center`, k = 0..min(s, p - s), with exact scores."""
         X, y, s, r = self._setup(X, y, s, r, loss)
         if rule not in ("exact", "at_least"):
@@ -809,23 +935,46 @@ class MIPSearch(SearchBackend):
             best_S, best_v = np.empty((0, s), dtype=np.int64), np.empty(0)
             # an incumbent only: the search below is exact
             try:
-                T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * cuts.yy, time_limit=self.oa2_time)
-                best_S, best_v = np.array([T]), _squared_scores(X, y, np.array([T]), r, G=cuts.G, b=cuts.b)[0]
+                T, u, _ = outer_approximation(
+                    cuts, master, tol=self.oa_tol * cuts.yy, time_limit=self.oa2_time
+                )
+                best_S, best_v = (
+                    np.array([T]),
+                    _squared_scores(X, y, np.array([T]), r, G=cuts.G, b=cuts.b)[0],
+                )
             except SolverError:
                 pass
             for j in ks:
                 if j == 0:
-                    best_S, best_v = _merge_top(best_S, best_v, np.array([center]),
-                                                support_scores(X, y, np.array([center]), r=r), 1)
+                    best_S, best_v = _merge_top(
+                        best_S,
+                        best_v,
+                        np.array([center]),
+                        support_scores(X, y, np.array([center]), r=r),
+                        1,
+                    )
                     continue
                 for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, j):
                     g0 = _greedy_support(U, out, lb, j)
-                    best_S, best_v = _merge_top(best_S, best_v, g0,
-                                                _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], 1)
-                    C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, j, float(best_v[0]), margin,
-                                              self.max_candidates)
-                    best_S, best_v, _ = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, best_S, best_v,
-                                                        1, margin)
+                    best_S, best_v = _merge_top(
+                        best_S, best_v, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], 1
+                    )
+                    C, LB = _block_candidates(
+                        cuts.G,
+                        cuts.b,
+                        cuts.yy,
+                        U,
+                        out,
+                        lb,
+                        mx,
+                        j,
+                        float(best_v[0]),
+                        margin,
+                        self.max_candidates,
+                    )
+                    best_S, best_v, _ = _score_in_order(
+                        cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, best_S, best_v, 1, margin
+                    )
             rows.append(tuple(best_S[0].tolist()))
             vals.append(float(best_v[0]))
         rows = np.array(rows, dtype=np.int64)
@@ -833,31 +982,49 @@ class MIPSearch(SearchBackend):
         return rows, support_scores(X, y, rows, r=r)
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
-@register_check("bss_mip_top_r_exact", "MIPSearch.top_r (IHT + OA + one-swap + certification) equals enumeration for "
-                "R in {1, 5, 2+(p-s)s, more}, including data where Appendix B's check fails; buckets equal enumeration",
-                "Prastakos, Behdin & Mazumder (2025), Eq (5), (8), App B")
+@register_check(
+    "bss_mip_top_r_exact",
+    "MIPSearch.top_r (IHT + OA + one-swap + certification) equals enumeration for "
+    "R in {1, 5, 2+(p-s)s, more}, including data where Appendix B's check fails; buckets equal enumeration",
+    "Prastakos, Behdin & Mazumder (2025), Eq (5), (8), App B",
+)
 def verify_top_r_exact(full: bool = False, rng=None) -> dict:
-    cases = [(60, 12, 3, 5.0), (200, 14, 4, 0.5)] + ([(100, 20, 3, 5.0), (50, 18, 2, 0.2), (400, 25, 3, 5.0)]
-                                                    if full else [])
+    cases = [(60, 12, 3, 5.0), (200, 14, 4, 0.5)] + (
+        [(100, 20, 3, 5.0), (50, 18, 2, 0.2), (400, 25, 3, 5.0)] if full else []
+    )
     m, ok, total, failed_checks = MIPSearch(), 0, 0, 0
     for n, p, s, snr in cases:
         X, y, _ = bss_data(n, p, s, snr=snr, rng=rng)
         E, ve = enumerate_supports(X, y, s, r=1.1)
         for R in (1, 5, 2 + (p - s) * s, 12 + (p - s) * s):
             S, v = m.top_r(X, y, s, R, r=1.1)
-            ok += bool(np.array_equal(S, E[:R]) and np.allclose(v, ve[:R], rtol=0, atol=1e-9 * ve[0]))
+            ok += bool(
+                np.array_equal(S, E[:R]) and np.allclose(v, ve[:R], rtol=0, atol=1e-9 * ve[0])
+            )
             total += 1
             failed_checks += R == 2 + (p - s) * s and m.last_stats_["list_two_plus_swaps"] != 1
         for rule, c in (("exact", E[0]), ("at_least", E[3])):
             B, vb = m.best_per_bucket(X, y, s, c, r=1.1, rule=rule)
-            ok += bool(np.array_equal(B, ExhaustiveSearch().best_per_bucket(X, y, s, c, r=1.1, rule=rule)[0]))
+            ok += bool(
+                np.array_equal(
+                    B, ExhaustiveSearch().best_per_bucket(X, y, s, c, r=1.1, rule=rule)[0]
+                )
+            )
             total += 1
-    return dict(measured=f"{ok}/{total} lists equal enumeration; App-B check failed on {failed_checks}/{len(cases)} "
-                         "instances (certified fallback used)", tolerance="all equal", passed=ok == total)
+    return dict(
+        measured=f"{ok}/{total} lists equal enumeration; App-B check failed on {failed_checks}/{len(cases)} "
+        "instances (certified fallback used)",
+        tolerance="all equal",
+        passed=ok == total,
+    )
 
 # %% ../nbs/51_bss_mip.ipynb #73377b29
-@register_check("bss_mip_selector", "top_r_select(search=MIPSearch()) releases exactly what the exhaustive backend "
-                "releases, seed by seed", "Prastakos, Behdin & Mazumder (2025), Algorithm 1")
+@register_check(
+    "bss_mip_selector",
+    "top_r_select(search=MIPSearch()) releases exactly what the exhaustive backend "
+    "releases, seed by seed",
+    "Prastakos, Behdin & Mazumder (2025), Algorithm 1",
+)
 def verify_selector(full: bool = False, rng=None) -> dict:
     X, y, _ = bss_data(300, 16, 3, snr=1.0, rng=rng)
     seeds = range(40 if full else 6)
@@ -865,7 +1032,9 @@ def verify_selector(full: bool = False, rng=None) -> dict:
     a = [top_r_select(X, y, 3, search=MIPSearch(), rng=k, **kw).value for k in seeds]
     b = [top_r_select(X, y, 3, search=ExhaustiveSearch(), rng=k, **kw).value for k in seeds]
     same = sum(u == v for u, v in zip(a, b))
-    return dict(measured=f"{same}/{len(a)} releases identical", tolerance="all", passed=same == len(a))
+    return dict(
+        measured=f"{same}/{len(a)} releases identical", tolerance="all", passed=same == len(a)
+    )
 
 # %% ../nbs/51_bss_mip.ipynb #9b51e7eb
 def _time_pipeline(n, p, s, rng, warm_start="iht", oa2_time=2.0):
@@ -876,15 +1045,29 @@ def _time_pipeline(n, p, s, rng, warm_start="iht", oa2_time=2.0):
     total = time.perf_counter() - t
     st = dict(m.last_stats_)
     st["total_s"] = total
-    st["draw_and_recheck_s"] = total - sum(st.get(k, 0.0) for k in ("setup_s", "warm_start_s", "oa_s", "one_swap_s",
-                                                                     "oa2_s", "certify_s", "rescore_s"))
+    st["draw_and_recheck_s"] = total - sum(
+        st.get(k, 0.0)
+        for k in (
+            "setup_s",
+            "warm_start_s",
+            "oa_s",
+            "one_swap_s",
+            "oa2_s",
+            "certify_s",
+            "rescore_s",
+        )
+    )
     return st, rel
 
 
-@register_benchmark("bss_top_r", "top-R pipeline (MIPSearch + draw) at p = 1000, s = 5, n = 4000 (goal <= 60 s); "
-                    "split by phase; ratio per support vs cvxpy + SCIP on formulation (9); p = 10^4 with --full")
+@register_benchmark(
+    "bss_top_r",
+    "top-R pipeline (MIPSearch + draw) at p = 1000, s = 5, n = 4000 (goal <= 60 s); "
+    "split by phase; ratio per support vs cvxpy + SCIP on formulation (9); p = 10^4 with --full",
+)
 def bench_top_r(full: bool = False) -> dict:
     import pandas as pd
+
     rows = {}
     st, _ = _time_pipeline(4000, 1000, 5, 0)
     rows["p=1000 (IHT)"] = st
@@ -902,10 +1085,18 @@ def bench_top_r(full: bool = False) -> dict:
         rows["p=10000"] = _time_pipeline(8000, 10_000, 5, 0)[0]
     df = pd.DataFrame(rows).T
     per_support = st["total_s"] / (2 + 995 * 5)
-    numbers = dict(total_p1000=st["total_s"], mip9_per_support_p10=t9, mipsearch_per_support_p10=tm,
-                   ratio_p10=t9 / tm, mip9_vs_pipeline_per_support=t9 / per_support,
-                   floor_p1000=st["rescore_s"], total_over_floor_p1000=st["total_s"] / st["rescore_s"])
-    note = (f"\nbaseline cvxpy + SCIP on (9) at p=10: {t9:.2f} s/support, MIPSearch {tm:.3f} s/support "
-            f"(ratio {t9 / tm:.0f}); floor at p=1000 (exact scores of the R listed supports): "
-            f"{st['rescore_s']:.2f} s, pipeline / floor = {st['total_s'] / st['rescore_s']:.0f}")
+    numbers = dict(
+        total_p1000=st["total_s"],
+        mip9_per_support_p10=t9,
+        mipsearch_per_support_p10=tm,
+        ratio_p10=t9 / tm,
+        mip9_vs_pipeline_per_support=t9 / per_support,
+        floor_p1000=st["rescore_s"],
+        total_over_floor_p1000=st["total_s"] / st["rescore_s"],
+    )
+    note = (
+        f"\nbaseline cvxpy + SCIP on (9) at p=10: {t9:.2f} s/support, MIPSearch {tm:.3f} s/support "
+        f"(ratio {t9 / tm:.0f}); floor at p=1000 (exact scores of the R listed supports): "
+        f"{st['rescore_s']:.2f} s, pipeline / floor = {st['total_s'] / st['rescore_s']:.0f}"
+    )
     return dict(table=df.to_string() + note, numbers=numbers)
