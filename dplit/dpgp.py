@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg, stats
 from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, RegressorMixin
 
-from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_in_range, check_int,
-                        check_positive, spawn_rngs)
+from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
+from .core import check_in_range, check_int, check_positive, spawn_rngs
 from .mechanisms import Release, analytic_gaussian_sigma
 from .verify import register_benchmark, register_check
 
@@ -31,7 +32,29 @@ __all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kerne
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
-    "Inputs as a finite 2-D float array (n, D); a 1-D array is read as n scalar inputs."
+    """Inputs as a finite 2-D float array (n, D); a 1-D array is read as n scalar inputs.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs (a 1-D array is n scalar inputs).
+    name : str, default 'X'
+        Parameter name used in error messages.
+    min_rows : int, default 1
+        Minimum number of rows.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, D)
+        The inputs.
+
+    Raises
+    ------
+    TypeError
+        On invalid input: "... must be array-like, got None".
+    ValueError
+        On invalid input: "... must be real, got complex values".
+    """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
     a = X.to_numpy() if hasattr(X, "to_numpy") else X
@@ -41,39 +64,124 @@ def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
         a = np.asarray(a)[:, None]
     return check_array(a, name, ndim=2, min_rows=min_rows)
 
-
+# %% ../nbs/40_dpgp.ipynb #b704b3ef
 def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.ndarray:
-    "Exponentiated-quadratic kernel `variance * exp(-|x - x'|^2 / (2 lengthscale^2))` between the rows of X1 and X2."
+    """Exponentiated-quadratic kernel `variance * exp(-|x - x'|^2 / (2 lengthscale^2))` between the
+    rows of X1 and X2.
+
+    Parameters
+    ----------
+    X1 : array_like of shape (n1, D)
+        First set of inputs.
+    X2 : array_like of shape (n2, D)
+        Second set of inputs.
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n1, n2)
+        The kernel matrix.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "X1 and X2 must have the same number of columns, got ... and ...".
+    """
     A, B = as_inputs(X1, "X1"), as_inputs(X2, "X2")
     if A.shape[1] != B.shape[1]:
-        raise ValueError(f"X1 and X2 must have the same number of columns, got {A.shape[1]} and {B.shape[1]}")
+        raise ValueError(
+            f"X1 and X2 must have the same number of columns, got {A.shape[1]} and {B.shape[1]}"
+        )
     ell = check_positive(lengthscale, "lengthscale")
     v = check_positive(variance, "variance")
     return v * np.exp(-0.5 * cdist(A, B, "sqeuclidean") / ell**2)
 
-
+# %% ../nbs/40_dpgp.ipynb #38183e47
 def eq_radial(lengthscale: float = 1.0):
-    "The radial profile k_r(r) = exp(-r^2 / (2 lengthscale^2)) of the EQ kernel, with k = variance * k_r."
+    """The radial profile k_r(r) = exp(-r^2 / (2 lengthscale^2)) of the EQ kernel, with k = variance
+    * k_r.
+
+    Parameters
+    ----------
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+
+    Returns
+    -------
+    callable
+        k_r.
+    """
     ell = check_positive(lengthscale, "lengthscale")
     return lambda r: np.exp(-0.5 * (np.asarray(r, dtype=float) / ell) ** 2)
 
 # %% ../nbs/40_dpgp.ipynb #ba7d8622
 def sufficient_statistics(Kxz: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "A = K_ZX y = sum_i k_i y_i and B = K_ZX K_XZ = sum_i k_i k_i^T (seed 002, Eq 3); row i of `Kxz` is k_i."
+    """A = K_ZX y = sum_i k_i y_i and B = K_ZX K_XZ = sum_i k_i k_i^T (Honkela (2021), Eq 3); row i
+    of `Kxz` is k_i.
+
+    Parameters
+    ----------
+    Kxz : numpy.ndarray of shape (n, |Z|)
+        Kernel between the inputs and the inducing points; row i is k_i.
+    y : array_like of shape (n,)
+        Targets.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (A, B).
+    """
     return Kxz.T @ y, Kxz.T @ Kxz
 
-
+# %% ../nbs/40_dpgp.ipynb #44d7a041
 def titsias_posterior(Kzz, A, B, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    "Optimal q(u) = N(m, S) of the variational sparse GP (seed 002, Eq 2) from the sums A and B."
+    """Optimal q(u) = N(m, S) of the variational sparse GP (Honkela (2021), Eq 2) from the sums A
+    and B.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A : numpy.ndarray of shape (|Z|,)
+        The sum A = K_ZX y.
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (m, S).
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     P = Kzz + B / s2
     m = Kzz @ np.linalg.solve(P, A) / s2
     S = Kzz @ np.linalg.solve(P, Kzz)
     return m, (S + S.T) / 2
 
-
+# %% ../nbs/40_dpgp.ipynb #1adc9295
 def exact_gp_posterior(K, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    "Posterior mean and covariance of f at the training inputs for exact GP regression (Rasmussen & Williams, Eq 2.23-2.24)."
+    """Posterior mean and covariance of f at the training inputs for exact GP regression (Rasmussen
+    & Williams, Eq 2.23-2.24).
+
+    Parameters
+    ----------
+    K : numpy.ndarray of shape (n, n)
+        Kernel matrix of the training inputs.
+    y : array_like of shape (n,)
+        Targets.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, covariance).
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     C = K + s2 * np.eye(len(K))
     mean = K @ np.linalg.solve(C, y)
@@ -81,12 +189,31 @@ def exact_gp_posterior(K, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     return mean, (cov + cov.T) / 2
 
 # %% ../nbs/40_dpgp.ipynb #3327e58a
-@register_check("dpgp_titsias_exact", "with Z = X the Titsias q(u) (Eq 2, via A and B of Eq 3) equals exact GP regression at X",
-                source="seed 002, Eq 2-3")
+@register_check(
+    "dpgp_titsias_exact",
+    "with Z = X the Titsias q(u) (Eq 2, via A and B of Eq 3) equals exact GP regression at X",
+    source="Honkela (2021), Eq 2-3",
+)
 def verify_titsias_exact(full: bool = False, rng=None) -> dict:
-    "Max relative deviation of (m, S) from the exact posterior over random 1-D and 3-D problems."
+    """Max relative deviation of (m, S) from the exact posterior over random 1-D and 3-D problems.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst, worst_ratio, u = 0.0, 0.0, np.finfo(float).eps / 2
-    for n, D, sig, ell in [(20, 1, 0.3, 1.0), (40, 1, 0.1, 2.0), (25, 3, 0.5, 1.5)] + ([(80, 2, 0.2, 1.0)] if full else []):
+    for n, D, sig, ell in [(20, 1, 0.3, 1.0), (40, 1, 0.1, 2.0), (25, 3, 0.5, 1.5)] + (
+        [(80, 2, 0.2, 1.0)] if full else []
+    ):
         X = rng.uniform(-3, 3, size=(n, D))
         y = np.sin(X.sum(1)) + sig * rng.normal(size=n)
         K = eq_kernel(X, X, ell)
@@ -94,7 +221,8 @@ def verify_titsias_exact(full: bool = False, rng=None) -> dict:
         m, S = titsias_posterior(K, A, B, sig)
         me, ce = exact_gp_posterior(K, y, sig)
         dev = max(np.abs(m - me).max() / np.abs(me).max(), np.abs(S - ce).max() / np.abs(ce).max())
-        # both forms solve systems in K (the Titsias form inverts K_ZZ = K): a backward-stable solve has forward
+        # both forms solve systems in K (the Titsias form inverts K_ZZ = K): a backward-
+        # stable solve has forward
         # error O(n u cond(K)), and the EQ kernel matrix of nearby points is badly conditioned
         worst, worst_ratio = max(worst, dev), max(worst_ratio, dev / (n * u * np.linalg.cond(K)))
     # negative control: a sparse model on half the points is NOT exact
@@ -103,43 +231,127 @@ def verify_titsias_exact(full: bool = False, rng=None) -> dict:
     m_sub, _ = titsias_posterior(eq_kernel(X[::10], X[::10]), *sufficient_statistics(Kxz, y), 0.1)
     me, _ = exact_gp_posterior(K, y, 0.1)
     control = np.abs(m_sub - me[::10]).max()
-    return dict(measured=f"max rel deviation {worst:.2g} = {worst_ratio:.2g} x n u cond(K); control (|Z| = 3 of 30) deviates by {control:.2g}",
-                tolerance="deviation <= n u cond(K) (rounding of a backward-stable solve); control > 1e-3 (min over 300 seeds: 0.05)",
-                passed=worst_ratio <= 1.0 and control > 1e-3)
+    return dict(
+        measured=f"max rel deviation {worst:.2g} = {worst_ratio:.2g} x n u cond(K); control (|Z| = "
+                 f"3 of 30) deviates by {control:.2g}",
+        tolerance="deviation <= n u cond(K) (rounding of a backward-stable solve); control > 1e-3 "
+                  "(min over 300 seeds: 0.05)",
+        passed=worst_ratio <= 1.0 and control > 1e-3,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #fcd6b39b
 def rk_trivial(n_inducing: int, variance: float = 1.0) -> float:
-    "R_k = sqrt(|Z|) sigma_f^2 for any kernel bounded by sigma_f^2 = `variance` (seed 002, Eq 4)."
-    return math.sqrt(check_int(n_inducing, "n_inducing", low=1)) * check_positive(variance, "variance")
+    """R_k = sqrt(|Z|) sigma_f^2 for any kernel bounded by sigma_f^2 = `variance` (Honkela (2021),
+    Eq 4).
 
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
 
+    Returns
+    -------
+    float
+        R_k.
+    """
+    return math.sqrt(check_int(n_inducing, "n_inducing", low=1)) * check_positive(
+        variance, "variance"
+    )
+
+# %% ../nbs/40_dpgp.ipynb #ed62a197
 def rk_1d(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
-    """R_k from the 1-D bound of seed 002, Eq 7 (as printed) for a decreasing radial profile k_r and inducing
-    points at least d_z apart."""
+    """R_k from the 1-D bound of Honkela (2021), Eq 7 (as printed) for a decreasing radial profile
+    k_r and inducing points at least d_z apart.
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     lo, hi = n // 2, (n + 1) // 2
     s = 2 * np.sum(k_r(np.arange(lo + 1) * dz) ** 2) + (hi - lo) * float(k_r(hi * dz)) ** 2
     return check_positive(variance, "variance") * math.sqrt(s)
 
-
+# %% ../nbs/40_dpgp.ipynb #decab450
 def rk_1d_tight(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
-    "Our tighter 1-D bound: ceil(|Z|/2) points on one side of x and floor(|Z|/2) on the other, the m-th at distance >= (m-1) d_z."
+    """Our tighter 1-D bound: ceil(|Z|/2) points on one side of x and floor(|Z|/2) on the other, the
+    m-th at distance >= (m-1) d_z.
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     side = lambda m: float(np.sum(k_r(np.arange(m) * dz) ** 2))
     return check_positive(variance, "variance") * math.sqrt(side((n + 1) // 2) + side(n // 2))
 
-
+# %% ../nbs/40_dpgp.ipynb #e4c17c94
 def rk_multi(n_inducing: int, d_z: float, k_r, variance: float = 1.0) -> float:
-    "R_k from seed 002, Eq 8: at most one inducing point lies within d_z/2 of x, so |k|^2 <= sigma_f^4 (1 + (|Z|-1) k_r(d_z/2)^2)."
+    """R_k from Honkela (2021), Eq 8: at most one inducing point lies within d_z/2 of x, so |k|^2 <=
+    sigma_f^4 (1 + (|Z|-1) k_r(d_z/2)^2).
+
+    Parameters
+    ----------
+    n_inducing : int
+        Number of inducing points |Z|.
+    d_z : float
+        Minimal distance between two inducing points.
+    k_r : callable
+        Decreasing radial profile of the kernel, k = variance * k_r(distance).
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+
+    Returns
+    -------
+    float
+        R_k.
+    """
     n = check_int(n_inducing, "n_inducing", low=1)
     dz = check_positive(d_z, "d_z")
     return check_positive(variance, "variance") * math.sqrt(1 + (n - 1) * float(k_r(dz / 2)) ** 2)
 
-
+# %% ../nbs/40_dpgp.ipynb #c98fd86a
 def min_separation(Z) -> float:
-    "The smallest distance between two distinct rows of Z (inf for a single point)."
+    """The smallest distance between two distinct rows of Z (inf for a single point).
+
+    Parameters
+    ----------
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+
+    Returns
+    -------
+    float
+        The distance.
+    """
     Z = as_inputs(Z, "Z")
     if len(Z) < 2:
         return math.inf
@@ -147,10 +359,36 @@ def min_separation(Z) -> float:
     np.fill_diagonal(D, np.inf)
     return float(D.min())
 
+# %% ../nbs/40_dpgp.ipynb #9d2973a4
+def kernel_norm_bound(
+    Z, lengthscale: float = 1.0, variance: float = 1.0, method: str = "auto"
+) -> float:
+    """R_k for the EQ kernel on inducing points Z: 'trivial' (Eq 4), '1d' (Eq 7), 'multi' (Eq 8), or
+    'auto' (the smallest valid one: Eq 7 for 1-D inputs, Eq 8 otherwise, never above Eq 4).
 
-def kernel_norm_bound(Z, lengthscale: float = 1.0, variance: float = 1.0, method: str = "auto") -> float:
-    """R_k for the EQ kernel on inducing points Z: 'trivial' (Eq 4), '1d' (Eq 7), 'multi' (Eq 8), or 'auto'
-    (the smallest valid one: Eq 7 for 1-D inputs, Eq 8 otherwise, never above Eq 4)."""
+    Parameters
+    ----------
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+    method : {'auto', 'trivial', '1d', 'multi'}, default 'auto'
+        Which bound (Eq 4, 7 or 8; 'auto': the smallest valid one).
+
+    Returns
+    -------
+    float
+        R_k.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Z has repeated inducing points (min separation 0)"; "method must be
+        'auto', 'trivial', '1d' or 'multi', got ..."; "method='1d' needs 1-D inputs, Z has ...
+        columns".
+    """
     Z = as_inputs(Z, "Z")
     n, D = Z.shape
     triv = rk_trivial(n, variance)
@@ -173,13 +411,19 @@ def kernel_norm_bound(Z, lengthscale: float = 1.0, variance: float = 1.0, method
 
 # %% ../nbs/40_dpgp.ipynb #443a5c4a
 def _max_norm_sq_1d(Z, k_r, n_grid=4001):
-    "max over x of sum_j k_r(|x - z_j|)^2: dense grid, then bounded refinement around the best grid point."
+    """max over x of sum_j k_r(|x - z_j|)^2: dense grid, then bounded refinement around the best
+    grid point."""
     from scipy.optimize import minimize_scalar
     f = lambda x: np.sum(k_r(np.abs(np.atleast_1d(x)[:, None] - Z[None, :])) ** 2, axis=1)
     xs = np.linspace(Z.min() - 1, Z.max() + 1, n_grid)
     vals = f(xs)
     i = int(np.argmax(vals)); h = xs[1] - xs[0]
-    r = minimize_scalar(lambda x: -f(x)[0], bounds=(xs[i] - h, xs[i] + h), method="bounded", options=dict(xatol=1e-10))
+    r = minimize_scalar(
+        lambda x: -f(x)[0],
+        bounds=(xs[i] - h, xs[i] + h),
+        method="bounded",
+        options=dict(xatol=1e-10),
+    )
     return max(float(vals[i]), float(-r.fun))
 
 
@@ -191,11 +435,13 @@ def _max_norm_sq_nd(Z, k_r, n_grid=121):
     vals = f(G)
     best = float(vals.max())
     for i in np.argsort(vals)[-5:]:
-        r = minimize(lambda x: -f(x)[0], G[i], method="Nelder-Mead", options=dict(xatol=1e-9, fatol=1e-12))
+        r = minimize(
+            lambda x: -f(x)[0], G[i], method="Nelder-Mead", options=dict(xatol=1e-9, fatol=1e-12)
+        )
         best = max(best, float(-r.fun))
     return best
 
-
+# %% ../nbs/40_dpgp.ipynb #173be301
 def _random_placement_1d(rng, n, dz):
     return np.cumsum(np.r_[0.0, dz + rng.exponential(0.5 * dz, n - 1)])
 
@@ -208,18 +454,39 @@ def _random_placement_nd(rng, n, D, dz, box):
             pts.append(p)
     return np.array(pts)
 
-
-@register_check("dpgp_kernel_norm_bounds", "Eq 4, Eq 7 (1-D) and Eq 8 (any dimension) bound max_x |k(Z, x)| over inducing placements with separation >= d_z",
-                source="seed 002, Eq 4, 7, 8")
+# %% ../nbs/40_dpgp.ipynb #7aaf7973
+@register_check(
+    "dpgp_kernel_norm_bounds",
+    "Eq 4, Eq 7 (1-D) and Eq 8 (any dimension) bound max_x |k(Z, x)| over inducing placements with "
+    "separation >= d_z",
+    source="Honkela (2021), Eq 4, 7, 8",
+)
 def verify_kernel_norm_bounds(full: bool = False, rng=None) -> dict:
-    "Brute-force max over x of |k|^2 for regular and random placements; report the largest ratio to each bound."
+    """Brute-force max over x of |k|^2 for regular and random placements; report the largest ratio
+    to each bound.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst = dict(eq4=0.0, eq7=0.0, tight=0.0, eq8_1d=0.0, eq8=0.0)
     reps = 20 if full else 4
     for ell in (0.3, 1.0, 3.0):
         kr = eq_radial(ell)
         for dz in (0.25, 0.75, 2.0):
             for n in (1, 2, 3, 4, 5, 8, 9, 15):
-                placements = [np.arange(n) * dz] + [_random_placement_1d(rng, n, dz) for _ in range(reps)]
+                placements = [np.arange(n) * dz] + [
+                    _random_placement_1d(rng, n, dz) for _ in range(reps)
+                ]
                 for Z in placements:
                     mx = _max_norm_sq_1d(Z, kr)
                     worst["eq4"] = max(worst["eq4"], mx / rk_trivial(n) ** 2)
@@ -231,37 +498,92 @@ def verify_kernel_norm_bounds(full: bool = False, rng=None) -> dict:
             kr = eq_radial(ell)
             for dz in (0.5, 1.0):
                 side = 3 if D == 2 else 2
-                grid = np.stack(np.meshgrid(*[np.arange(side) * dz] * D, indexing="ij"), -1).reshape(-1, D)
-                placements = [grid] + [_random_placement_nd(rng, 6, D, dz, 3.0 * dz) for _ in range(reps // 2)]
+                grid = np.stack(
+                    np.meshgrid(*[np.arange(side) * dz] * D, indexing="ij"), -1
+                ).reshape(-1, D)
+                placements = [grid] + [
+                    _random_placement_nd(rng, 6, D, dz, 3.0 * dz) for _ in range(reps // 2)
+                ]
                 for Z in placements:
                     mx = _max_norm_sq_nd(Z, kr, n_grid=81 if D == 2 else 31)
                     worst["eq8"] = max(worst["eq8"], mx / rk_multi(len(Z), dz, kr) ** 2)
                     worst["eq4"] = max(worst["eq4"], mx / rk_trivial(len(Z)) ** 2)
     ok = all(v <= 1 + 1e-9 for v in worst.values())
-    return dict(measured="largest max_x|k|^2 / bound^2: " + ", ".join(f"{k} {v:.3f}" for k, v in worst.items()),
-                tolerance="<= 1 for every bound", passed=ok)
+    return dict(
+        measured="largest max_x|k|^2 / bound^2: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in worst.items()),
+        tolerance="<= 1 for every bound",
+        passed=ok,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #9f72de3e
 def t_b(k) -> np.ndarray:
-    "t_b(k) = [k_1^2 .. k_d^2, sqrt(2) k_i k_j (i<j)] over the last axis (seed 002, Eq 23): |t_b(k)| = |k|^2."
+    """t_b(k) = [k_1^2 .. k_d^2, sqrt(2) k_i k_j (i<j)] over the last axis (Honkela (2021), Eq 23):
+    |t_b(k)| = |k|^2.
+
+    Parameters
+    ----------
+    k : array_like of shape (..., d)
+        Kernel vector(s) k.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d(d+1)/2)
+        t_b(k).
+    """
     k = np.asarray(k, dtype=float)
     i, j = np.triu_indices(k.shape[-1], 1)
     return np.concatenate([k**2, math.sqrt(2) * k[..., i] * k[..., j]], axis=-1)
 
-
+# %% ../nbs/40_dpgp.ipynb #74680420
 def vech_scaled(B) -> np.ndarray:
-    "B-hat: the diagonal of a symmetric B, then its upper off-diagonal entries times sqrt(2); Frobenius norm preserved."
+    """B-hat: the diagonal of a symmetric B, then its upper off-diagonal entries times sqrt(2);
+    Frobenius norm preserved.
+
+    Parameters
+    ----------
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d(d+1)/2)
+        B-hat.
+    """
     B = np.asarray(B, dtype=float)
     d = B.shape[-1]
     i, j = np.triu_indices(d, 1)
-    return np.concatenate([np.diagonal(B, axis1=-2, axis2=-1), math.sqrt(2) * B[..., i, j]], axis=-1)
+    return np.concatenate(
+        [np.diagonal(B, axis1=-2, axis2=-1), math.sqrt(2) * B[..., i, j]], axis=-1
+    )
 
-
+# %% ../nbs/40_dpgp.ipynb #08f0929c
 def unvech_scaled(b, d: int) -> np.ndarray:
-    "The symmetric matrix whose `vech_scaled` is `b` (over the last axis): the inverse of `vech_scaled`."
+    """The symmetric matrix whose `vech_scaled` is `b` (over the last axis): the inverse of
+    `vech_scaled`.
+
+    Parameters
+    ----------
+    b : array_like of shape (..., d(d+1)/2)
+        Scaled half-vectorisation(s) of symmetric matrices.
+    d : int
+        Dimension |Z|.
+
+    Returns
+    -------
+    numpy.ndarray of shape (..., d, d)
+        The symmetric matrix.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "b must have d(d+1)/2 = ... entries in its last axis, got ...".
+    """
     b = np.asarray(b, dtype=float)
     if b.shape[-1] != d * (d + 1) // 2:
-        raise ValueError(f"b must have d(d+1)/2 = {d * (d + 1) // 2} entries in its last axis, got {b.shape[-1]}")
+        raise ValueError(
+            f"b must have d(d+1)/2 = {d * (d + 1) // 2} entries in its last axis, got {b.shape[-1]}"
+        )
     i, j = np.triu_indices(d, 1)
     B = np.zeros(b.shape[:-1] + (d, d))
     B[..., np.arange(d), np.arange(d)] = b[..., :d]
@@ -271,25 +593,76 @@ def unvech_scaled(b, d: int) -> np.ndarray:
 
 # %% ../nbs/40_dpgp.ipynb #b242156d
 def dpgp_sensitivity(R_k: float, R_y: float, c: float = 1.0) -> float:
-    """L2 sensitivity (substitute relation) of the rescaled release [A; c B-hat] with c = sigma_a / sigma_b
-    (seed 002, Eq 6 / Lemma 5): sqrt(R_y^4 / (2 c^2) + 2 R_y^2 R_k^2 + 2 c^2 R_k^4)."""
+    """L2 sensitivity (substitute relation) of the rescaled release [A; c B-hat] with c = sigma_a /
+    sigma_b (Honkela (2021), Eq 6 / Lemma 5): sqrt(R_y^4 / (2 c^2) + 2 R_y^2 R_k^2 + 2 c^2
+    R_k^4).
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        Delta.
+    """
     R_k, R_y = check_positive(R_k, "R_k"), check_positive(R_y, "R_y")
     q = check_positive(c, "c") ** 2
     return math.sqrt(R_y**4 / (2 * q) + 2 * R_y**2 * R_k**2 + 2 * q * R_k**4)
 
-
+# %% ../nbs/40_dpgp.ipynb #ade39eed
 def dpgp_sensitivity_sup(R_k: float, R_y: float, c: float = 1.0) -> float:
-    """The exact supremum of |[y k; c t_b(k)] - [y' k'; c t_b(k')]| over |k|,|k'| <= R_k, |y|,|y'| <= R_y (d >= 2):
-    equal to `dpgp_sensitivity` when R_y^2 / (2 c^2) <= R_k^2, else 2 R_y R_k."""
+    """The exact supremum of |[y k; c t_b(k)] - [y' k'; c t_b(k')]| over |k|,|k'| <= R_k, |y|,|y'|
+    <= R_y (d >= 2): equal to `dpgp_sensitivity` when R_y^2 / (2 c^2) <= R_k^2, else 2 R_y R_k.
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        The supremum.
+    """
     R_k, R_y = check_positive(R_k, "R_k"), check_positive(R_y, "R_y")
     q = check_positive(c, "c") ** 2
     if R_y**2 / (2 * q) <= R_k**2:
         return dpgp_sensitivity(R_k, R_y, c)
     return 2 * R_y * R_k
 
-
+# %% ../nbs/40_dpgp.ipynb #0af9d4b5
 def entry_change(k, y, k2, y2, c: float = 1.0) -> np.ndarray:
-    "|[y k; c t_b(k)] - [y2 k2; c t_b(k2)]|: how far substituting one entry (k, y) by (k2, y2) moves the rescaled release."
+    """|[y k; c t_b(k)] - [y2 k2; c t_b(k2)]|: how far substituting one entry (k, y) by (k2, y2)
+    moves the rescaled release.
+
+    Parameters
+    ----------
+    k : array_like of shape (..., d)
+        Kernel vector(s) k.
+    y : array_like of shape (n,)
+        Targets.
+    k2 : array_like of shape (d,)
+        Kernel vector of the substituted entry.
+    y2 : float
+        Target of the substituted entry.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        The norm of the change.
+    """
     k, k2 = np.asarray(k, float), np.asarray(k2, float)
     y, y2 = np.asarray(y, float)[..., None], np.asarray(y2, float)[..., None]
     da = y * k - y2 * k2
@@ -298,7 +671,8 @@ def entry_change(k, y, k2, y2, c: float = 1.0) -> np.ndarray:
 
 # %% ../nbs/40_dpgp.ipynb #4b2bd7b1
 def _adversarial_pair(R_k, R_y, c, d=4):
-    "The maximiser of Lemma 5: |k| = |k'| = R_k, y = R_y, y' = -R_y, <k, k'> = min(R_y^2 / (2 c^2), R_k^2)."
+    """The maximiser of Lemma 5: |k| = |k'| = R_k, y = R_y, y' = -R_y, <k, k'> = min(R_y^2 / (2
+    c^2), R_k^2)."""
     t = min(R_y**2 / (2 * c**2), R_k**2)
     cos = t / R_k**2
     k = np.zeros(d); k[0] = R_k
@@ -308,11 +682,14 @@ def _adversarial_pair(R_k, R_y, c, d=4):
 
 def _ball(rng, n, d, R):
     u = rng.normal(size=(n, d))
-    return R * u / np.linalg.norm(u, axis=1, keepdims=True) * rng.uniform(0, 1, size=(n, 1)) ** (1 / d)
+    return (
+        R * u / np.linalg.norm(u, axis=1, keepdims=True) * rng.uniform(0, 1, size=(n, 1)) ** (1 / d)
+    )
 
-
+# %% ../nbs/40_dpgp.ipynb #7c6f1063
 def _optimise_change(R_k, R_y, c, d, rng, starts=8):
-    "Local maximisation of `entry_change` from random starts (k = R_k tanh|w| w/|w|, y = R_y tanh(s))."
+    """Local maximisation of `entry_change` from random starts (k = R_k tanh|w| w/|w|, y = R_y
+    tanh(s))."""
     from scipy.optimize import minimize
     def unpack(z):
         w1, w2, s1, s2 = z[:d], z[d:2 * d], z[-2], z[-1]
@@ -320,16 +697,39 @@ def _optimise_change(R_k, R_y, c, d, rng, starts=8):
         return f(w1), R_y * np.tanh(s1), f(w2), R_y * np.tanh(s2)
     best = 0.0
     for _ in range(starts):
-        res = minimize(lambda z: -float(entry_change(*unpack(z), c=c)), rng.normal(size=2 * d + 2) * 2, method="L-BFGS-B")
+        res = minimize(
+            lambda z: -float(entry_change(*unpack(z), c=c)),
+            rng.normal(size=2 * d + 2) * 2,
+            method="L-BFGS-B",
+        )
         best = max(best, float(entry_change(*unpack(res.x), c=c)))
     return best
 
-
-@register_check("dpgp_sensitivity", "the change of [A; c B-hat] from substituting one entry never exceeds Delta (Eq 6) and reaches it",
-                source="seed 002, Eq 5-6, Lemma 5")
+# %% ../nbs/40_dpgp.ipynb #ded44c31
+@register_check(
+    "dpgp_sensitivity",
+    "the change of [A; c B-hat] from substituting one entry never exceeds Delta (Eq 6) and reaches "
+    "it",
+    source="Honkela (2021), Eq 5-6, Lemma 5",
+)
 def verify_dpgp_sensitivity(full: bool = False, rng=None) -> dict:
-    """Over a grid of (R_k, R_y, c): the adversarial pair attains the exact supremum (= Delta in the regime
-    R_y^2/(2c^2) <= R_k^2), random and locally optimised pairs never exceed Delta, and EQ kernel vectors on a grid do not either."""
+    """Over a grid of (R_k, R_y, c): the adversarial pair attains the exact supremum (= Delta in the
+    regime R_y^2/(2c^2) <= R_k^2), random and locally optimised pairs never exceed Delta, and EQ
+    kernel vectors on a grid do not either.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     n_rand, d = (200_000 if full else 10_000), 4
     over, gap_adv, gap_opt, tight_cases = 0.0, 0.0, 0.0, 0
     for R_k in (0.5, 1.0, 2.0):
@@ -337,7 +737,10 @@ def verify_dpgp_sensitivity(full: bool = False, rng=None) -> dict:
             for c in (0.5, 1.0, 2.0):
                 D, sup = dpgp_sensitivity(R_k, R_y, c), dpgp_sensitivity_sup(R_k, R_y, c)
                 tight_cases += sup == D
-                gap_adv = max(gap_adv, abs(float(entry_change(*_adversarial_pair(R_k, R_y, c, d), c=c)) - sup) / sup)
+                gap_adv = max(
+                    gap_adv,
+                    abs(float(entry_change(*_adversarial_pair(R_k, R_y, c, d), c=c)) - sup) / sup,
+                )
                 k, k2 = _ball(rng, n_rand, d, R_k), _ball(rng, n_rand, d, R_k)
                 y, y2 = rng.uniform(-R_y, R_y, n_rand), rng.uniform(-R_y, R_y, n_rand)
                 rand = float(entry_change(k, y, k2, y2, c=c).max())
@@ -353,15 +756,40 @@ def verify_dpgp_sensitivity(full: bool = False, rng=None) -> dict:
     i, j = np.meshgrid(np.arange(len(xs)), np.arange(len(xs)), indexing="ij")
     kern = float(entry_change(Kx[i.ravel()], 1.0, Kx[j.ravel()], -1.0).max())
     ok = over <= 1 + 1e-12 and gap_adv < 1e-12 and gap_opt < 1e-3 and kern <= D
-    return dict(measured=f"max change/Delta = {over:.6f} (random + optimised, 27 settings); adversarial = sup to {gap_adv:.1g} "
-                         f"({tight_cases}/27 settings where sup = Delta); optimiser within {gap_opt:.1g} of sup; "
-                         f"EQ kernel vectors reach {kern / D:.3f} Delta",
-                tolerance="<= Delta; adversarial exact; optimiser within 1e-3", passed=bool(ok))
+    return dict(
+        measured=f"max change/Delta = {over:.6f} (random + optimised, 27 settings); adversarial = "
+                 f"sup to {gap_adv:.1g} "
+        f"({tight_cases}/27 settings where sup = Delta); optimiser within {gap_opt:.1g} of sup; "
+        f"EQ kernel vectors reach {kern / D:.3f} Delta",
+        tolerance="<= Delta; adversarial exact; optimiser within 1e-3",
+        passed=bool(ok),
+    )
 
 # %% ../nbs/40_dpgp.ipynb #fa45ab68
 @dataclass(frozen=True)
 class DPGPNoise:
-    "Noise scales of Alg 1: sigma_a on A, sigma_b = sigma_a / c on B-hat, for sensitivity Delta(R_k, R_y, c)."
+    """Noise scales of Alg 1: sigma_a on A, sigma_b = sigma_a / c on B-hat, for sensitivity
+    Delta(R_k, R_y, c).
+
+    Attributes
+    ----------
+    sigma_a : float
+        Noise standard deviation on A.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    sensitivity : float
+        Delta of Eq 6.
+    R_k : float
+        Bound on ||k_i||.
+    R_y : float
+        Bound on |y_i|.
+    c : float
+        sigma_a / sigma_b.
+    epsilon : float
+        Privacy parameter.
+    delta : float
+        Privacy parameter.
+    """
     sigma_a: float
     sigma_b: float
     sensitivity: float
@@ -371,27 +799,78 @@ class DPGPNoise:
     epsilon: float
     delta: float
 
-
+# %% ../nbs/40_dpgp.ipynb #3e0ae4d7
 def dpgp_noise_scales(R_k: float, R_y: float, c: float, epsilon: float, delta: float) -> DPGPNoise:
-    "Alg 1, lines 2-4: Delta from Eq 6, sigma_a from the analytic Gaussian mechanism at (epsilon, delta), sigma_b = sigma_a / c."
+    """Alg 1, lines 2-4: Delta from Eq 6, sigma_a from the analytic Gaussian mechanism at (epsilon,
+    delta), sigma_b = sigma_a / c.
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    c : float
+        Ratio sigma_a / sigma_b of the two noise scales.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+
+    Returns
+    -------
+    DPGPNoise
+        The noise scales and their inputs.
+    """
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     D = dpgp_sensitivity(R_k, R_y, c)
     sa = analytic_gaussian_sigma(D, eps, dlt)
     return DPGPNoise(sa, sa / c, D, float(R_k), float(R_y), float(c), eps, dlt)
 
-
+# %% ../nbs/40_dpgp.ipynb #48fb728c
 def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release:
-    """The Gaussian mechanism of seed 002, Eq 5: [A + N(0, sigma_a^2 I_d); B-hat + N(0, sigma_b^2 I_{d(d+1)/2})].
-    Rows of `Kxz` must have norm <= R_k and |y| <= R_y (the assumptions of Lemma 5). (epsilon, delta)-DP under the
-    SUBSTITUTE relation. With `size`, `size` independent releases stacked on the first axis."""
+    """The Gaussian mechanism of Honkela (2021), Eq 5: [A + N(0, sigma_a^2 I_d); B-hat + N(0,
+    sigma_b^2 I_{d(d+1)/2})]. Rows of `Kxz` must have norm <= R_k and |y| <= R_y (the assumptions
+    of Lemma 5). (epsilon, delta)-DP under the SUBSTITUTE relation. With `size`, `size`
+    independent releases stacked on the first axis.
+
+    Parameters
+    ----------
+    Kxz : numpy.ndarray of shape (n, |Z|)
+        Kernel between the inputs and the inducing points; row i is k_i.
+    y : array_like of shape (n,)
+        Targets.
+    noise : DPGPNoise
+        Noise scales of the release.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    size : int or None, default None
+        Number of independent releases (None: one).
+
+    Returns
+    -------
+    Release
+        The noisy [A; B-hat] and its privacy spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Kxz and y must have the same number of rows, got ... and ..."; "|y|
+        exceeds R_y = ...: clip y to [-R_y, R_y] first (state it) or raise R_y"; "a row of Kxz has
+        norm above R_k = ...: the kernel norm bound is invalid".
+    """
     K = check_array(Kxz, "Kxz", ndim=2)
     yv = check_array(y, "y", ndim=1)
     if len(yv) != len(K):
         raise ValueError(f"Kxz and y must have the same number of rows, got {len(K)} and {len(yv)}")
     if np.max(np.abs(yv)) > noise.R_y * (1 + 1e-12):
-        raise ValueError(f"|y| exceeds R_y = {noise.R_y:g}: clip y to [-R_y, R_y] first (state it) or raise R_y")
+        raise ValueError(
+            f"|y| exceeds R_y = {noise.R_y:g}: clip y to [-R_y, R_y] first (state it) or raise R_y"
+        )
     if np.max(np.linalg.norm(K, axis=1)) > noise.R_k * (1 + 1e-9):
-        raise ValueError(f"a row of Kxz has norm above R_k = {noise.R_k:g}: the kernel norm bound is invalid")
+        raise ValueError(
+            f"a row of Kxz has norm above R_k = {noise.R_k:g}: the kernel norm bound is invalid"
+        )
     A, B = sufficient_statistics(K, yv)
     value = np.concatenate([A, vech_scaled(B)])
     g = as_rng(rng)
@@ -404,23 +883,73 @@ def release_statistics(Kxz, y, noise: DPGPNoise, rng=None, size=None) -> Release
                          (dp_accounting.GaussianDpEvent(noise.sigma_a / noise.sensitivity),))
     return Release(out, spend)
 
-
+# %% ../nbs/40_dpgp.ipynb #2ea4d123
 def unpack_statistics(value, d: int) -> tuple[np.ndarray, np.ndarray]:
-    "Split a release [A; B-hat] into the noisy A (d,) and the noisy symmetric B (d, d)."
+    """Split a release [A; B-hat] into the noisy A (d,) and the noisy symmetric B (d, d).
+
+    Parameters
+    ----------
+    value : numpy.ndarray of shape (..., d + d(d+1)/2)
+        A release [A; B-hat].
+    d : int
+        Dimension |Z|.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (A, B).
+    """
     v = np.asarray(value, dtype=float)
     return v[..., :d], unvech_scaled(v[..., d:], d)
 
 # %% ../nbs/40_dpgp.ipynb #75c63691
 def regulariser(sigma_b: float, sigma: float, n_inducing: int, rho: float = 0.01) -> float:
-    "lambda = sigma_b sigma^-2 sqrt(|Z| log(2 |Z|^2 / rho)) (|Z| + 1) / (2 |Z|) (seed 002, Eq 10)."
+    """lambda = sigma_b sigma^-2 sqrt(|Z| log(2 |Z|^2 / rho)) (|Z| + 1) / (2 |Z|) (Honkela (2021),
+    Eq 10).
+
+    Parameters
+    ----------
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    sigma : float
+        Standard deviation of the observation noise.
+    n_inducing : int
+        Number of inducing points |Z|.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+
+    Returns
+    -------
+    float
+        lambda.
+    """
     sb, s = check_positive(sigma_b, "sigma_b"), check_positive(sigma, "sigma")
     n = check_int(n_inducing, "n_inducing", low=1)
     r = check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)
     return sb / s**2 * math.sqrt(n * math.log(2 * n * n / r)) * (n + 1) / (2 * n)
 
-
+# %% ../nbs/40_dpgp.ipynb #38028b24
 def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
-    "S_{2,2} by the literal double sum of seed 002, Eq 14 (O(|Z|^5); for checking only)."
+    """S_{2,2} by the literal double sum of Honkela (2021), Eq 14 (O(|Z|^5); for checking only).
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    St : numpy.ndarray of shape (|Z|, |Z|)
+        The regularised inverse Sigma-tilde.
+    a : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        S_{2,2}.
+    """
     d = len(Kzz)
     E = lambda i, j: np.eye(d)[:, [i]] @ np.eye(d)[[j], :]
     aa = np.outer(a, a)
@@ -432,10 +961,31 @@ def s22_eq14_sum(Kzz, St, a, sigma: float, sigma_b: float) -> np.ndarray:
             out += sigma**-8 * sigma_b**2 / 2 * (term(E(i, j), E(j, i)) + term(E(j, i), E(i, j)))
     return out
 
-
+# %% ../nbs/40_dpgp.ipynb #570d3cc1
 def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
-    """E[E_b v v^T E_b] for the symmetric noise E_b (diagonal variance sigma_b^2, off-diagonal sigma_b^2 / 2):
-    (sigma_b^2/2)(|v|^2 I + v v^T) ('symmetric', ours); the paper's Eq 14 equals (sigma_b^2/2)(|v|^2 I + diag(v^2)) ('paper')."""
+    """E[E_b v v^T E_b] for the symmetric noise E_b (diagonal variance sigma_b^2, off-diagonal
+    sigma_b^2 / 2): (sigma_b^2/2)(|v|^2 I + v v^T) ('symmetric', ours); the paper's Eq 14 equals
+    (sigma_b^2/2)(|v|^2 I + diag(v^2)) ('paper').
+
+    Parameters
+    ----------
+    v : numpy.ndarray of shape (|Z|,)
+        The vector v = Sigma-tilde a.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        M.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "form must be 'symmetric' or 'paper', got ...".
+    """
     v = np.asarray(v, float)
     if form == "symmetric":
         extra = np.outer(v, v)
@@ -445,16 +995,64 @@ def s22_middle(v, sigma_b: float, form: str = "symmetric") -> np.ndarray:
         raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
     return sigma_b**2 / 2 * (v @ v * np.eye(len(v)) + extra)
 
-
+# %% ../nbs/40_dpgp.ipynb #312909fc
 def s22(Kzz, St, a, sigma: float, sigma_b: float, form: str = "symmetric") -> np.ndarray:
-    "S_{2,2} = sigma^-8 K_ZZ St M St K_ZZ with M = `s22_middle(St a)`, in O(|Z|^3)."
+    """S_{2,2} = sigma^-8 K_ZZ St M St K_ZZ with M = `s22_middle(St a)`, in O(|Z|^3).
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    St : numpy.ndarray of shape (|Z|, |Z|)
+        The regularised inverse Sigma-tilde.
+    a : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        S_{2,2}.
+    """
     G = Kzz @ St
     return G @ s22_middle(St @ a, sigma_b, form) @ G.T / sigma**8
 
-
+# %% ../nbs/40_dpgp.ipynb #8536b8b2
 @dataclass
 class DPPosterior:
-    "The noise-aware DP q(u) = N(m, S) on Z (seed 002, Eq 9-15) and the pieces predictions need."
+    """The noise-aware DP q(u) = N(m, S) on Z (Honkela (2021), Eq 9-15) and the pieces predictions
+    need.
+
+    Attributes
+    ----------
+    m : np.ndarray
+        Mean of q(u).
+    S : np.ndarray
+        Noise-aware covariance of q(u).
+    S_base : np.ndarray
+        K_ZZ Sigma-tilde K_ZZ.
+    S21 : np.ndarray
+        S_{2,1} (Eq 11).
+    S22 : np.ndarray
+        S_{2,2} (Eq 14 or our symmetric form).
+    Sigma_tilde : np.ndarray
+        The regularised inverse.
+    alpha : np.ndarray
+        K_ZZ^-1 m.
+    W : np.ndarray
+        K_ZZ^-1 S K_ZZ^-1.
+    W_naive : np.ndarray
+        The same without the noise correction.
+    lam : float
+        The regulariser used.
+    lifted : int
+        How many times lambda was doubled.
+    """
     m: np.ndarray
     S: np.ndarray
     S_base: np.ndarray       # K_ZZ St K_ZZ (the naive covariance)
@@ -467,11 +1065,54 @@ class DPPosterior:
     lam: float
     lifted: int = 0          # how many times lambda was doubled to reach positive definiteness
 
+# %% ../nbs/40_dpgp.ipynb #62d7a6c8
+def noise_aware_posterior(
+    Kzz,
+    A_noisy,
+    B_noisy,
+    sigma: float,
+    sigma_a: float,
+    sigma_b: float,
+    lam: float,
+    form: str = "symmetric",
+    on_indefinite: str = "lift",
+) -> DPPosterior:
+    """q(u) from the released A + E_a and B + E_b (Honkela (2021), Eq 9, 11, 14, 15); everything
+    here is post-processing. If K_ZZ + sigma^-2 (B + E_b) + lam I is not positive definite:
+    'lift' doubles lam until it is, 'raise' raises.
 
-def noise_aware_posterior(Kzz, A_noisy, B_noisy, sigma: float, sigma_a: float, sigma_b: float, lam: float,
-                          form: str = "symmetric", on_indefinite: str = "lift") -> DPPosterior:
-    """q(u) from the released A + E_a and B + E_b (seed 002, Eq 9, 11, 14, 15); everything here is post-processing.
-    If K_ZZ + sigma^-2 (B + E_b) + lam I is not positive definite: 'lift' doubles lam until it is, 'raise' raises."""
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A_noisy : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    B_noisy : numpy.ndarray of shape (|Z|, |Z|)
+        The released B + E_b.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_a : float
+        Noise standard deviation on A.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    lam : float
+        The regulariser lambda (Eq 10, see `regulariser`).
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+    on_indefinite : str, default 'lift'
+        What to do if the regularised matrix is not positive definite.
+
+    Returns
+    -------
+    DPPosterior
+        The posterior and the pieces predictions need.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "K_ZZ + sigma^-2 (B + E_b) + lambda I is not positive definite; raise rho
+        or lambda"; "could not make the regularised matrix positive definite".
+    """
     s2 = check_positive(sigma, "sigma") ** 2
     d = len(Kzz)
     lam0, lifted = float(lam), 0
@@ -483,7 +1124,10 @@ def noise_aware_posterior(Kzz, A_noisy, B_noisy, sigma: float, sigma_a: float, s
             break
         except np.linalg.LinAlgError:
             if on_indefinite == "raise":
-                raise ValueError("K_ZZ + sigma^-2 (B + E_b) + lambda I is not positive definite; raise rho or lambda") from None
+                raise ValueError(
+                    "K_ZZ + sigma^-2 (B + E_b) + lambda I is not positive definite; raise rho or "
+                    "lambda"
+                ) from None
             lifted += 1
             lam0 = 2 * lam0 if lam0 > 0 else 1e-12 * np.trace(np.abs(P)) + 1e-300
             if lifted > 200:
@@ -494,10 +1138,26 @@ def noise_aware_posterior(Kzz, A_noisy, B_noisy, sigma: float, sigma_a: float, s
     m = Kzz @ v / s2
     G = Kzz @ St
     Mid = sigma_a**2 / s2**2 * np.eye(d) + s22_middle(v, sigma_b, form) / s2**4
-    S_base, S21, S22 = G @ Kzz, sigma_a**2 / s2**2 * G @ G.T, G @ s22_middle(v, sigma_b, form) @ G.T / s2**4
+    S_base, S21, S22 = (
+        G @ Kzz,
+        sigma_a**2 / s2**2 * G @ G.T,
+        G @ s22_middle(v, sigma_b, form) @ G.T / s2**4,
+    )
     sym = lambda M: (M + M.T) / 2
     S_base, S21, S22 = sym(S_base), sym(S21), sym(S22)
-    return DPPosterior(m, S_base + S21 + S22, S_base, S21, S22, St, v / s2, sym(St + St @ Mid @ St), St, lam0, lifted)
+    return DPPosterior(
+        m,
+        S_base + S21 + S22,
+        S_base,
+        S21,
+        S22,
+        St,
+        v / s2,
+        sym(St + St @ Mid @ St),
+        St,
+        lam0,
+        lifted,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #8fbdc55f
 def _chol_jitter(K: np.ndarray) -> np.ndarray:
@@ -509,27 +1169,85 @@ def _chol_jitter(K: np.ndarray) -> np.ndarray:
             jitter *= 10
     raise ValueError("K_ZZ is numerically singular even with jitter: inducing points too close")
 
-
+# %% ../nbs/40_dpgp.ipynb #b7552cd9
 def predict_q(Kvz, kvv_diag, Kzz_chol, alpha, W) -> tuple[np.ndarray, np.ndarray]:
-    """Predictive mean and variance of f at new points from q(u) (seed 002, Eq 17), written with alpha = K_ZZ^-1 m
-    and W = K_ZZ^-1 S K_ZZ^-1: mean = K_VZ alpha, var = k_VV - diag(K_VZ K_ZZ^-1 K_ZV) + diag(K_VZ W K_ZV).
-    `Kzz_chol` is the lower Cholesky factor L of K_ZZ (jittered)."""
+    """Predictive mean and variance of f at new points from q(u) (Honkela (2021), Eq 17), written
+    with alpha = K_ZZ^-1 m and W = K_ZZ^-1 S K_ZZ^-1: mean = K_VZ alpha, var = k_VV - diag(K_VZ
+    K_ZZ^-1 K_ZV) + diag(K_VZ W K_ZV). `Kzz_chol` is the lower Cholesky factor L of K_ZZ
+    (jittered).
+
+    Parameters
+    ----------
+    Kvz : numpy.ndarray of shape (n_new, |Z|)
+        Kernel between new inputs and the inducing points.
+    kvv_diag : numpy.ndarray of shape (n_new,)
+        Prior variances k(v, v) at the new inputs.
+    Kzz_chol : numpy.ndarray of shape (|Z|, |Z|)
+        Cholesky factor of K_ZZ.
+    alpha : numpy.ndarray of shape (|Z|,)
+        K_ZZ^-1 m.
+    W : numpy.ndarray of shape (|Z|, |Z|)
+        K_ZZ^-1 S K_ZZ^-1.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, variance) of f at the new points.
+    """
     mean = Kvz @ alpha
     H = Kvz @ np.linalg.inv(Kzz_chol).T
     var = kvv_diag - (H**2).sum(1) + ((Kvz @ W) * Kvz).sum(1)
     return mean, np.maximum(var, 0.0)
 
-
+# %% ../nbs/40_dpgp.ipynb #148bcde2
 def predict_eq17(Kvz, Kvv, Kzz, m, S) -> tuple[np.ndarray, np.ndarray]:
-    "Eq 17 literally, with explicit inverses (for checking; ill-conditioned when K_ZZ is)."
+    """Eq 17 literally, with explicit inverses (for checking; ill-conditioned when K_ZZ is).
+
+    Parameters
+    ----------
+    Kvz : numpy.ndarray of shape (n_new, |Z|)
+        Kernel between new inputs and the inducing points.
+    Kvv : numpy.ndarray of shape (n_new, n_new)
+        Prior covariance at the new inputs.
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    m : numpy.ndarray of shape (|Z|,)
+        Mean of q(u).
+    S : numpy.ndarray of shape (|Z|, |Z|)
+        Covariance of q(u).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (mean, covariance) of f at the new points.
+    """
     Ki = np.linalg.inv(Kzz)
     return Kvz @ Ki @ m, Kvv - Kvz @ Ki @ (Kzz - S) @ Ki @ Kvz.T
 
 # %% ../nbs/40_dpgp.ipynb #1c1784ee
-@register_check("dpgp_s22_vectorised", "the O(|Z|^3) closed form (sigma_b^2/2)(|v|^2 I + diag(v^2)) reproduces the double sum of Eq 14",
-                source="seed 002, Eq 14")
+@register_check(
+    "dpgp_s22_vectorised",
+    "the O(|Z|^3) closed form (sigma_b^2/2)(|v|^2 I + diag(v^2)) reproduces the double sum "
+    "of Eq 14",
+    source="Honkela (2021), Eq 14",
+)
 def verify_s22_vectorised(full: bool = False, rng=None) -> dict:
-    "Relative max deviation between `s22(form='paper')` and the literal double sum on random small problems."
+    """Relative max deviation between `s22(form='paper')` and the literal double sum on random small
+    problems.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst = 0.0
     for d in range(1, 9 if full else 7):
         for _ in range(5):
@@ -540,27 +1258,99 @@ def verify_s22_vectorised(full: bool = False, rng=None) -> dict:
             a = rng.normal(size=d) * 10
             sig, sb = rng.uniform(0.1, 1), rng.uniform(0.1, 3)
             lit = s22_eq14_sum(Kzz, St, a, sig, sb)
-            worst = max(worst, np.abs(s22(Kzz, St, a, sig, sb, "paper") - lit).max() / np.abs(lit).max())
-    return dict(measured=f"max relative deviation {worst:.2g} over |Z| <= {8 if full else 6}", tolerance="< 1e-10", passed=worst < 1e-10)
+            worst = max(
+                worst, np.abs(s22(Kzz, St, a, sig, sb, "paper") - lit).max() / np.abs(lit).max()
+            )
+    return dict(
+        measured=f"max relative deviation {worst:.2g} over |Z| <= {8 if full else 6}",
+        tolerance="< 1e-10",
+        passed=worst < 1e-10,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #f6ef67cb
 def symmetric_noise(sigma_b: float, d: int, size: int, rng) -> np.ndarray:
-    "E_b as released: symmetric, diagonal N(0, sigma_b^2), off-diagonal N(0, sigma_b^2 / 2) (the sqrt(2) scaling of B-hat)."
+    """E_b as released: symmetric, diagonal N(0, sigma_b^2), off-diagonal N(0, sigma_b^2 / 2) (the
+    sqrt(2) scaling of B-hat).
+
+    Parameters
+    ----------
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    d : int
+        Dimension |Z|.
+    size : int or None
+        Number of independent releases (None: one).
+    rng : numpy.random.Generator, int or None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    numpy.ndarray of shape (size, d, d)
+        The noise matrices.
+    """
     return unvech_scaled(as_rng(rng).normal(0.0, sigma_b, size=(size, d * (d + 1) // 2)), d)
 
-
+# %% ../nbs/40_dpgp.ipynb #953fd98b
 def sinc_data(n: int = 1024, sigma: float = 0.1, rng=None, low: float = -4.0, high: float = 4.0):
-    "Inputs uniform on [low, high], targets sin(2x)/(2x) + N(0, sigma^2) (seed 002, Sec 6.1)."
+    """Inputs uniform on [low, high], targets sin(2x)/(2x) + N(0, sigma^2) (Honkela (2021), Sec
+    6.1).
+
+    Parameters
+    ----------
+    n : int, default 1024
+        Number of points.
+    sigma : float, default 0.1
+        Standard deviation of the observation noise.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    low : float, default -4.0
+        Lower end of the input interval.
+    high : float, default 4.0
+        Upper end of the input interval.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (x, y).
+    """
     g = as_rng(rng)
     x = g.uniform(low, high, n)
     return x, np.sinc(2 * x / np.pi) + sigma * g.normal(size=n)
 
+# %% ../nbs/40_dpgp.ipynb #990c10ff
+def covariance_curve(
+    Kzz, A, B, sigma: float, scales, n_draws: int = 20_000, rho: float = 0.01, rng=None
+) -> dict:
+    """At fixed data (A, B), for each noise scale s = sigma_a = sigma_b: the empirical covariance of
+    m over `n_draws` DP noises against S_2 = S_21 + S_22 (averaged over 50 draws), for our
+    symmetric S_22 and the paper's Eq 14; plus the sampling floor (the root-mean-square error of
+    a sample covariance of `n_draws` Gaussian draws with covariance S_2, in closed form) and the
+    smallest eigenvalue of S seen.
 
-def covariance_curve(Kzz, A, B, sigma: float, scales, n_draws: int = 20_000, rho: float = 0.01, rng=None) -> dict:
-    """At fixed data (A, B), for each noise scale s = sigma_a = sigma_b: the empirical covariance of m over `n_draws`
-    DP noises against S_2 = S_21 + S_22 (averaged over 50 draws), for our symmetric S_22 and the paper's Eq 14; plus
-    the sampling floor (the root-mean-square error of a sample covariance of `n_draws` Gaussian draws with covariance
-    S_2, in closed form) and the smallest eigenvalue of S seen."""
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A : numpy.ndarray of shape (|Z|,)
+        The sum A = K_ZX y.
+    B : numpy.ndarray of shape (|Z|, |Z|)
+        The sum B = K_ZX K_XZ.
+    sigma : float
+        Standard deviation of the observation noise.
+    scales : sequence of float
+        Noise scales s = sigma_a = sigma_b.
+    n_draws : int, default 20000
+        Number of noise draws.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        Per scale: the errors of both closed forms, the Monte Carlo floor and min eig S.
+    """
     g = as_rng(rng)
     d = len(Kzz)
     s2 = sigma**2
@@ -582,27 +1372,64 @@ def covariance_curve(Kzz, A, B, sigma: float, scales, n_draws: int = 20_000, rho
         out["scale"].append(s)
         out["err_symmetric"].append(np.linalg.norm(C - ref) / np.linalg.norm(ref))
         out["err_paper"].append(np.linalg.norm(C - refs["paper"]) / np.linalg.norm(refs["paper"]))
-        # expected sampling error of a covariance from n Gaussian draws: E|C_hat - C|_F^2 = (tr(C)^2 + |C|_F^2) / n
-        out["floor"].append(math.sqrt((np.trace(ref) ** 2 + np.sum(ref**2)) / n_draws) / np.linalg.norm(ref))
+        # expected sampling error of a covariance from n Gaussian draws: E|C_hat - C|_F^2
+        # = (tr(C)^2 + |C|_F^2) / n
+        out["floor"].append(
+            math.sqrt((np.trace(ref) ** 2 + np.sum(ref**2)) / n_draws) / np.linalg.norm(ref)
+        )
         out["min_eig_S"].append(min_eig)
     return {k: np.array(v) for k, v in out.items()}
 
-
+# %% ../nbs/40_dpgp.ipynb #f484eab4
 def plot_covariance_curve(cc: dict, ax=None):
+    """plot_covariance_curve
+
+    Parameters
+    ----------
+    cc : dict
+        Result of `covariance_curve`.
+    ax : matplotlib.axes.Axes or None, default None
+        Axes to draw on (None: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+    """
     import matplotlib.pyplot as plt
     ax = ax or plt.subplots(figsize=(6, 3.6))[1]
     ax.loglog(cc["scale"], cc["err_symmetric"], "o-", label="S$_2$ with symmetric $E_b$ (ours)")
     ax.loglog(cc["scale"], cc["err_paper"], "s--", label="S$_2$ with Eq 14 as printed")
     ax.loglog(cc["scale"], cc["floor"], ":", c="gray", label="Monte Carlo floor")
-    ax.set_xlabel(r"noise scale $\sigma_a = \sigma_b$"); ax.set_ylabel(r"$\|\widehat{\mathrm{Cov}}[m] - S_2\|_F / \|S_2\|_F$")
+    ax.set_xlabel(r"noise scale $\sigma_a = \sigma_b$")
+    ax.set_ylabel(r"$\|\widehat{\mathrm{Cov}}[m] - S_2\|_F / \|S_2\|_F$")
     ax.legend(fontsize=8); ax.grid(alpha=.3)
     return ax
 
-
-@register_check("dpgp_noise_aware_covariance", "the empirical covariance of m over DP noises tends to S_2 = S_21 + S_22 as the noise shrinks; S is PSD",
-                source="seed 002, Eq 9, 11-15")
+# %% ../nbs/40_dpgp.ipynb #2b393a28
+@register_check(
+    "dpgp_noise_aware_covariance",
+    "the empirical covariance of m over DP noises tends to S_2 = S_21 + S_22 as the noise shrinks; "
+    "S is PSD",
+    source="Honkela (2021), Eq 9, 11-15",
+)
 def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
-    "Fig 1 data (N=1024, |Z|=9, sigma=0.1); error at the two smallest scales must be within 3x the Monte Carlo floor."
+    """Fig 1 data (N=1024, |Z|=9, sigma=0.1); error at the two smallest scales must be within 3x the
+    Monte Carlo floor.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     import matplotlib.pyplot as plt
     x, y = sinc_data(1024, 0.1, rng)
     Z = np.linspace(-3, 3, 9)
@@ -616,14 +1443,55 @@ def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
     shrink = bool(cc["err_symmetric"][-1] < cc["err_symmetric"][0] / 5)
     psd = bool(cc["min_eig_S"].min() > -1e-10)
     plt.close(fig)
-    return dict(measured=f"rel. error {cc['err_symmetric'][0]:.2f} at scale 20 -> {cc['err_symmetric'][-1]:.4f} at 2e-5 (floor {cc['floor'][-1]:.4f}); "
-                         f"Eq 14 as printed plateaus at {cc['err_paper'][-1]:.3f}; min eig(S)/max eig(S) = {cc['min_eig_S'].min():.2g}",
-                tolerance="error at the 2 smallest scales <= 3x floor; shrinks 5x; S PSD", passed=conv and shrink and psd, figure=fig)
+    return dict(
+        measured=f"rel. error {cc['err_symmetric'][0]:.2f} at scale 20 -> "
+                 f"{cc['err_symmetric'][-1]:.4f} at 2e-5 (floor {cc['floor'][-1]:.4f}); "
+        f"Eq 14 as printed plateaus at {cc['err_paper'][-1]:.3f}; min eig(S)/max eig(S) = "
+        f"{cc['min_eig_S'].min():.2g}",
+        tolerance="error at the 2 smallest scales <= 3x floor; shrinks 5x; S PSD",
+        passed=conv and shrink and psd,
+        figure=fig,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #8d1686c9
-def pd_frequency(d: int, n_draws: int, rho: float = 0.01, rng=None, Kzz=None, B=None, sigma: float = 1.0, sigma_b: float = 1.0) -> float:
-    """Fraction of noise draws for which K_ZZ + sigma^-2 (B + E_b) + lambda I is positive definite. Without Kzz and B,
-    the worst case of a data matrix with smallest eigenvalue 0: sigma^-2 E_b + lambda I."""
+def pd_frequency(
+    d: int,
+    n_draws: int,
+    rho: float = 0.01,
+    rng=None,
+    Kzz=None,
+    B=None,
+    sigma: float = 1.0,
+    sigma_b: float = 1.0,
+) -> float:
+    """Fraction of noise draws for which K_ZZ + sigma^-2 (B + E_b) + lambda I is positive definite.
+    Without Kzz and B, the worst case of a data matrix with smallest eigenvalue 0: sigma^-2 E_b +
+    lambda I.
+
+    Parameters
+    ----------
+    d : int
+        Dimension |Z|.
+    n_draws : int
+        Number of noise draws.
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    Kzz : numpy.ndarray of shape (|Z|, |Z|), default None
+        Kernel matrix of the inducing points.
+    B : numpy.ndarray of shape (|Z|, |Z|), default None
+        The sum B = K_ZX K_XZ.
+    sigma : float, default 1.0
+        Standard deviation of the observation noise.
+    sigma_b : float, default 1.0
+        Noise standard deviation on B-hat.
+
+    Returns
+    -------
+    float
+        The fraction.
+    """
     g = as_rng(rng)
     lam = regulariser(sigma_b, sigma, d, rho)
     base = np.zeros((d, d)) if Kzz is None else Kzz + B / sigma**2
@@ -634,11 +1502,31 @@ def pd_frequency(d: int, n_draws: int, rho: float = 0.01, rng=None, Kzz=None, B=
         ok += int((np.linalg.eigvalsh(base + E / sigma**2 + lam * np.eye(d))[:, 0] > 0).sum())
     return ok / n_draws
 
-
-@register_check("dpgp_regulariser_pd", "lambda of Eq 10 (rho = 0.01) keeps sigma^-2 E_b + lambda I PD with probability >= 1 - rho for |Z| >= 9, "
-                "but NOT for |Z| = 3, nor for |Z| = 1 where it fails with probability Phi(-sqrt(log(2/rho))) = 0.0107 (worst case: data eigenvalue 0)", source="seed 002, Eq 10")
+# %% ../nbs/40_dpgp.ipynb #5b0ee95f
+@register_check(
+    "dpgp_regulariser_pd",
+    "lambda of Eq 10 (rho = 0.01) keeps sigma^-2 E_b + lambda I PD with probability >= 1 - rho for "
+    "|Z| >= 9, "
+    "but NOT for |Z| = 3, nor for |Z| = 1 where it fails with probability Phi(-sqrt(log(2/rho))) = "
+    "0.0107 (worst case: data eigenvalue 0)",
+    source="Honkela (2021), Eq 10",
+)
 def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
-    "Clopper-Pearson 95% bounds on the worst-case failure rate for |Z| in {1, 3, 9, 15, 30, 100}."
+    """Clopper-Pearson 95% bounds on the worst-case failure rate for |Z| in {1, 3, 9, 15, 30, 100}.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     from dplit.audit import cp_lower, cp_upper
     n = 40_000 if full else 4_000
     rows, holds, breaks, exact1 = [], True, True, True
@@ -651,16 +1539,40 @@ def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
             holds &= lo <= 0.01
         elif d == 3:
             breaks &= lo > 0.01
-        else:   # a two-sided 99.9% interval, so that a correct closed form fails this check 1 time in 1000
+        else:  # a two-sided 99.9% interval: a correct closed form fails this check 1 time in 1000
             exact1 &= cp_lower(fails, nd, 5e-4) <= p1 <= cp_upper(fails, nd, 5e-4)
         rows.append(f"|Z|={d}: fail {fails / nd:.4f} [{lo:.4f}, {hi:.4f}]")
-    return dict(measured="; ".join(rows), tolerance=f"|Z| >= 9: CP lower <= 0.01; |Z| = 3: CP lower > 0.01; |Z| = 1: 99.9% interval holds {p1:.4f}",
-                passed=holds and breaks and exact1)
+    return dict(
+        measured="; ".join(rows),
+        tolerance="|Z| >= 9: CP lower <= 0.01; |Z| = 3: CP lower > 0.01; |Z| = 1: 99.9% interval "
+                  f"holds {p1:.4f}",
+        passed=holds and breaks and exact1,
+    )
 
 # %% ../nbs/40_dpgp.ipynb #394d67d5
 @dataclass
 class DPGPResult:
-    "Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent."
+    """Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent.
+
+    Attributes
+    ----------
+    Z : np.ndarray
+        Inducing inputs.
+    lengthscale : float
+        Kernel lengthscale.
+    variance : float
+        Kernel variance.
+    sigma : float
+        Noise standard deviation.
+    posterior : DPPosterior
+        The noise-aware q(u).
+    noise : DPGPNoise
+        The noise scales.
+    spend : PrivacySpend
+        The privacy spend.
+    Kzz_chol : np.ndarray
+        Cholesky factor of K_ZZ.
+    """
     Z: np.ndarray
     lengthscale: float
     variance: float
@@ -679,16 +1591,19 @@ class DPGPResult:
         return self.posterior.S
 
     def predict(self, X, noise: bool = False, naive: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        "Predictive mean and standard deviation at X (of f, or of y when `noise`); `naive` drops S_2."
+        """Predictive mean and standard deviation at X (of f, or of y when `noise`); `naive` drops
+        S_2."""
         Xv = as_inputs(X, "X")
         if Xv.shape[1] != self.Z.shape[1]:
             raise ValueError(f"X must have {self.Z.shape[1]} columns, got {Xv.shape[1]}")
         Kvz = eq_kernel(Xv, self.Z, self.lengthscale, self.variance)
         W = self.posterior.W_naive if naive else self.posterior.W
-        mean, var = predict_q(Kvz, np.full(len(Xv), self.variance), self.Kzz_chol, self.posterior.alpha, W)
+        mean, var = predict_q(
+            Kvz, np.full(len(Xv), self.variance), self.Kzz_chol, self.posterior.alpha, W
+        )
         return mean, np.sqrt(var + (self.sigma**2 if noise else 0.0))
 
-
+# %% ../nbs/40_dpgp.ipynb #83a01963
 def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
     Xv = as_inputs(X, "X")
     yv = check_array(np.ravel(y) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y, "y", ndim=1)
@@ -698,25 +1613,91 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
         raise ValueError("Z must contain at least one inducing point (|Z| = 0)")
     Zv = as_inputs(Z, "Z")
     if Zv.shape[1] != Xv.shape[1]:
-        raise ValueError(f"Z and X must have the same number of columns, got {Zv.shape[1]} and {Xv.shape[1]}")
+        raise ValueError(
+            f"Z and X must have the same number of columns, got {Zv.shape[1]} and {Xv.shape[1]}"
+        )
     check_positive(sigma, "sigma")
     check_positive(c, "c")
     Ry = check_positive(R_y, "R_y")
     if clip_y:
         yv = np.clip(yv, -Ry, Ry)
     elif np.max(np.abs(yv)) > Ry:
-        raise ValueError(f"max |y| = {np.max(np.abs(yv)):.4g} exceeds R_y = {Ry:g}; pass clip_y=True to clip y to "
-                         "[-R_y, R_y] (part of the mechanism) or choose a larger R_y (without looking at the data)")
+        raise ValueError(
+            f"max |y| = {np.max(np.abs(yv)):.4g} exceeds R_y = {Ry:g}; pass clip_y=True to clip y "
+            "to "
+            "[-R_y, R_y] (part of the mechanism) or choose a larger R_y (without looking at the "
+            "data)"
+        )
     return Xv, yv, Zv
 
+# %% ../nbs/40_dpgp.ipynb #27e485cb
+def dpgp_inference(
+    X,
+    y,
+    Z,
+    sigma: float,
+    epsilon: float,
+    delta: float,
+    lengthscale: float = 1.0,
+    variance: float = 1.0,
+    c: float = 1.0,
+    R_y: float = 1.0,
+    R_k: float | str = "auto",
+    clip_y: bool = False,
+    rho: float = 0.01,
+    form: str = "symmetric",
+    rng=None,
+) -> DPGPResult:
+    """DP-GP-INFERENCE (Honkela (2021), Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation
+    for (X, y), with Z, the kernel and sigma public. R_k is a number or a method name for
+    `kernel_norm_bound`; c = sigma_a / sigma_b. A numeric R_k must bound |k(x, Z)| for EVERY
+    input x, not only the rows of X: one below |k(z, Z)| at an inducing point z is refused (a
+    dataset may contain x = z).
 
-def dpgp_inference(X, y, Z, sigma: float, epsilon: float, delta: float, lengthscale: float = 1.0,
-                   variance: float = 1.0, c: float = 1.0, R_y: float = 1.0, R_k: float | str = "auto",
-                   clip_y: bool = False, rho: float = 0.01, form: str = "symmetric", rng=None) -> DPGPResult:
-    """DP-GP-INFERENCE (seed 002, Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation for (X, y), with Z, the
-    kernel and sigma public. R_k is a number or a method name for `kernel_norm_bound`; c = sigma_a / sigma_b.
-    A numeric R_k must bound |k(x, Z)| for EVERY input x, not only the rows of X: one below |k(z, Z)| at an inducing
-    point z is refused (a dataset may contain x = z)."""
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs (a 1-D array is n scalar inputs).
+    y : array_like of shape (n,)
+        Targets.
+    Z : array_like of shape (|Z|, D) or (|Z|,)
+        Inducing inputs (public).
+    sigma : float
+        Standard deviation of the observation noise.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    variance : float, default 1.0
+        Kernel variance sigma_f^2 > 0.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+    R_y : float, default 1.0
+        Bound on the targets |y_i|.
+    R_k : float or str, default 'auto'
+        Bound on the kernel-vector norm ||k_i||, or a `method` of `kernel_norm_bound`.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y] (otherwise |y| > R_y raises).
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    DPGPResult
+        The released q(u) on Z, the kernel and the spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "R_k = ... is below |k(z, Z)| = ... at an inducing point z: it is not a
+        data-independent bound on the kernel norm (use a method name, e.g. 'auto')".
+    """
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
     if isinstance(R_k, str):
@@ -724,33 +1705,89 @@ def dpgp_inference(X, y, Z, sigma: float, epsilon: float, delta: float, lengthsc
     else:
         Rk, floor = check_positive(R_k, "R_k"), float(np.linalg.norm(Kzz, axis=1).max())
         if Rk < floor * (1 - 1e-12):
-            raise ValueError(f"R_k = {Rk:g} is below |k(z, Z)| = {floor:.4g} at an inducing point z: it is not a data-independent "
-                             "bound on the kernel norm (use a method name, e.g. 'auto')")
+            raise ValueError(
+                f"R_k = {Rk:g} is below |k(z, Z)| = {floor:.4g} at an inducing point z: it is not "
+                "a data-independent "
+                "bound on the kernel norm (use a method name, e.g. 'auto')"
+            )
     noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
     Kxz = eq_kernel(Xv, Zv, lengthscale, variance)
     rel = release_statistics(Kxz, yv, noise, rng=rng)
     A_n, B_n = unpack_statistics(rel.value, len(Zv))
     lam = regulariser(noise.sigma_b, sigma, len(Zv), rho)
     post = noise_aware_posterior(Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b, lam, form)
-    return DPGPResult(Zv, float(lengthscale), float(variance), float(sigma), post, noise, rel.spend, _chol_jitter(Kzz))
+    return DPGPResult(
+        Zv,
+        float(lengthscale),
+        float(variance),
+        float(sigma),
+        post,
+        noise,
+        rel.spend,
+        _chol_jitter(Kzz),
+    )
 
 # %% ../nbs/40_dpgp.ipynb #b232805f
-from sklearn.base import BaseEstimator, RegressorMixin
-
-
 class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
-    """Differentially private sparse GP regression (seed 002, Alg 1) with an EQ kernel, scikit-learn style.
+    """Differentially private sparse GP regression (Honkela (2021), Alg 1) with an EQ kernel,
+    scikit-learn style.
 
-    `fit` is (epsilon, delta)-DP under the SUBSTITUTE relation for (X, y). `inducing_points` is either an array
-    (n_inducing, n_features) or an int m: m points drawn uniformly in the public box `input_bounds` from
-    `random_state` (never from the data). The kernel, `noise_std` and `R_y` must also be chosen without looking at the
-    data. `predict(X, return_std=True)` returns the predictive mean and standard deviation of f (of y with
-    `include_noise=True`)."""
+    `fit` is (epsilon, delta)-DP under the SUBSTITUTE relation for (X, y). `inducing_points` is
+    either an array (n_inducing, n_features) or an int m: m points drawn uniformly in the public
+    box `input_bounds` from `random_state` (never from the data). The kernel, `noise_std` and
+    `R_y` must also be chosen without looking at the data. `predict(X, return_std=True)` returns
+    the predictive mean and standard deviation of f (of y with `include_noise=True`).
 
-    def __init__(self, inducing_points=10, input_bounds=(-3.0, 3.0), noise_std: float = 0.1, lengthscale: float = 1.0,
-                 variance: float = 1.0, epsilon: float = 1.0, delta: float = 1e-4, c: float = 1.0, R_y: float = 1.0,
-                 clip_y: bool = False, kernel_bound="auto", rho: float = 0.01, covariance: str = "symmetric",
-                 random_state=None):
+    Parameters
+    ----------
+    inducing_points : array_like or int, default 10
+        Inducing inputs Z of shape (n_inducing, n_features), or their number m (m points drawn
+        uniformly in `input_bounds` from `random_state`, never from the data).
+    input_bounds : tuple of float, default (-3.0, 3.0)
+        Public box (low, high) in which an int `inducing_points` is drawn.
+    noise_std : float, default 0.1
+        Observation-noise standard deviation sigma.
+    lengthscale : float, default 1.0
+        Kernel lengthscale.
+    variance : float, default 1.0
+        Kernel variance.
+    epsilon : float, default 1.0
+        Privacy parameter epsilon.
+    delta : float, default 0.0001
+        Privacy parameter delta.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b.
+    R_y : float, default 1.0
+        Bound on |y|.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y].
+    kernel_bound : float or str, default 'auto'
+        R_k, or the name of the bound (see `kernel_norm_bound`).
+    rho : float, default 0.01
+        Failure probability of the regulariser.
+    covariance : str, default 'symmetric'
+        Closed form of S_{2,2} ('symmetric' or 'paper').
+    random_state : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    """
+
+    def __init__(
+        self,
+        inducing_points=10,
+        input_bounds=(-3.0, 3.0),
+        noise_std: float = 0.1,
+        lengthscale: float = 1.0,
+        variance: float = 1.0,
+        epsilon: float = 1.0,
+        delta: float = 1e-4,
+        c: float = 1.0,
+        R_y: float = 1.0,
+        clip_y: bool = False,
+        kernel_bound="auto",
+        rho: float = 0.01,
+        covariance: str = "symmetric",
+        random_state=None,
+    ):
         self.inducing_points = inducing_points
         self.input_bounds = input_bounds
         self.noise_std = noise_std
@@ -768,29 +1805,40 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
 
     def _inducing(self, n_features: int, rng) -> np.ndarray:
         if self.inducing_points is None:
-            raise ValueError("inducing_points must be an array or an int (chosen independently of the data), got None")
-        if isinstance(self.inducing_points, (int, np.integer)) and not isinstance(self.inducing_points, bool):
+            raise ValueError(
+                "inducing_points must be an array or an int (chosen independently of the data), "
+                "got None"
+            )
+        if isinstance(self.inducing_points, (int, np.integer)) and not isinstance(
+            self.inducing_points, bool
+        ):
             m = check_int(self.inducing_points, "inducing_points", low=1)
             lo, hi = (float(b) for b in self.input_bounds)
             if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-                raise ValueError(f"input_bounds must be finite (low, high) with low < high, got {self.input_bounds!r}")
+                raise ValueError(
+                    "input_bounds must be finite (low, high) with low < high, got "
+                    f"{self.input_bounds!r}"
+                )
             return rng.uniform(lo, hi, size=(m, n_features))
         return as_inputs(self.inducing_points, "inducing_points")
 
     def fit(self, X, y):
-        "Release q(u) on the inducing points; sets `m_`, `S_`, `spend_`, `result_`, `inducing_points_`."
+        """Release q(u) on the inducing points; sets `m_`, `S_`, `spend_`, `result_`,
+        `inducing_points_`."""
         from sklearn.utils.validation import validate_data
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=float)
         rng = as_rng(self.random_state)
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
-                             self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y, self.rho,
-                             self.covariance, rng=rng)
-        self.result_, self.m_, self.S_, self.spend_, self.inducing_points_ = res, res.m, res.S, res.spend, res.Z
+                             self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,
+                             self.rho, self.covariance, rng=rng)
+        self.result_, self.m_, self.S_, self.spend_, self.inducing_points_ = (
+            res, res.m, res.S, res.spend, res.Z)
         return self
 
     def predict(self, X, return_std: bool = False, include_noise: bool = False):
-        "Predictive mean (and standard deviation) at X from the released q(u) (seed 002, Eq 17)."
+        """Predictive mean (and standard deviation) at X from the released q(u) (Honkela (2021), Eq
+        17)."""
         from sklearn.utils.validation import check_is_fitted, validate_data
         check_is_fitted(self, "result_")
         X = validate_data(self, X, reset=False, dtype=float)
@@ -801,9 +1849,29 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
 _GRID_CACHE: dict = {}
 
 
-def gp_function_sampler(lengthscale: float = 1.0, low: float = -4.0, high: float = 4.0, n_grid: int = 801):
-    """Draw functions from GP(0, EQ(lengthscale)) on [low, high]: exact draws on a grid of `n_grid` points (one
-    eigendecomposition, cached), linearly interpolated in between (spacing 0.01: error ~1e-5, far below any sigma here)."""
+def gp_function_sampler(
+    lengthscale: float = 1.0, low: float = -4.0, high: float = 4.0, n_grid: int = 801
+):
+    """Draw functions from GP(0, EQ(lengthscale)) on [low, high]: exact draws on a grid of `n_grid`
+    points (one eigendecomposition, cached), linearly interpolated in between (spacing 0.01:
+    error ~1e-5, far below any sigma here).
+
+    Parameters
+    ----------
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    low : float, default -4.0
+        Lower end of the input interval.
+    high : float, default 4.0
+        Upper end of the input interval.
+    n_grid : int, default 801
+        Number of grid points.
+
+    Returns
+    -------
+    callable
+        draw(rng, x) -> f(x): one function drawn from the GP, evaluated at x.
+    """
     key = (float(lengthscale), float(low), float(high), int(n_grid))
     if key not in _GRID_CACHE:
         grid = np.linspace(low, high, n_grid)
@@ -820,13 +1888,56 @@ FIG2_ALPHAS = (0.5, 0.8, 0.9, 0.95)
 FIG2_SIGMAS = (0.03, 0.1, 0.3)
 FIG2_EPSILONS = (0.5, 1.0, 3.0, 10.0)
 
+# %% ../nbs/40_dpgp.ipynb #8117556f
+def calibration_experiment(
+    n_repeats: int = 40,
+    alphas=FIG2_ALPHAS,
+    sigmas=FIG2_SIGMAS,
+    epsilons=FIG2_EPSILONS,
+    n_tot: int = 1024,
+    n_inducing: int = 15,
+    delta: float = 1e-4,
+    R_y: float = 3.0,
+    lengthscale: float = 1.0,
+    rng=None,
+    progress: bool = False,
+) -> dict:
+    """Honkela (2021), Sec 6.2 / Fig 2: f ~ GP(0, EQ(1)), N_tot noisy points on [-4, 4] split in
+    half, DP-GP on |Z| = 15 points regular on [-3.5, 3.5]; fraction of test y inside the central
+    alpha predictive interval, for the noise-aware DP-GP and the naive model without S_2. y is
+    clipped to [-R_y, R_y] before release (stated: R_y = 3).
 
-def calibration_experiment(n_repeats: int = 40, alphas=FIG2_ALPHAS, sigmas=FIG2_SIGMAS, epsilons=FIG2_EPSILONS,
-                           n_tot: int = 1024, n_inducing: int = 15, delta: float = 1e-4, R_y: float = 3.0,
-                           lengthscale: float = 1.0, rng=None, progress: bool = False) -> dict:
-    """Seed 002, Sec 6.2 / Fig 2: f ~ GP(0, EQ(1)), N_tot noisy points on [-4, 4] split in half, DP-GP on |Z| = 15
-    points regular on [-3.5, 3.5]; fraction of test y inside the central alpha predictive interval, for the noise-aware
-    DP-GP and the naive model without S_2. y is clipped to [-R_y, R_y] before release (stated: R_y = 3)."""
+    Parameters
+    ----------
+    n_repeats : int, default 40
+        Number of repetitions.
+    alphas : sequence of float, default FIG2_ALPHAS
+        Nominal levels of the credible intervals.
+    sigmas : sequence of float, default FIG2_SIGMAS
+        Observation-noise standard deviations.
+    epsilons : sequence of float, default FIG2_EPSILONS
+        Privacy levels epsilon.
+    n_tot : int, default 1024
+        Total number of noisy observations (split in half).
+    n_inducing : int, default 15
+        Number of inducing points |Z|.
+    delta : float, default 0.0001
+        Privacy parameter delta in (0, 1).
+    R_y : float, default 3.0
+        Bound on the targets |y_i|.
+    lengthscale : float, default 1.0
+        Kernel lengthscale ell > 0.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    dict
+        Observed coverages of the DP-GP, the naive DP posterior and the non-private GP per
+        (sigma, alpha, epsilon), the grids, how often lambda was lifted, and the number of fits.
+    """
     from tqdm.auto import tqdm
     g = as_rng(rng)
     Z = np.linspace(-3.5, 3.5, n_inducing)
@@ -847,25 +1958,58 @@ def calibration_experiment(n_repeats: int = 40, alphas=FIG2_ALPHAS, sigmas=FIG2_
         for si, sig in enumerate(sigmas):
             y = f + sig * g.normal(size=n_tot)
             ytr = np.clip(y[tr], -R_y, R_y)
-            A, B = sufficient_statistics(Kxz, ytr)   # non-private reference (Titsias, Eq 2), same clipped data
+            A, B = sufficient_statistics(
+                Kxz, ytr
+            )  # non-private reference (Titsias, Eq 2), same clipped data
             St = np.linalg.inv(Kzz + B / sig**2)
             mu, var = predict_q(Kvz, np.ones(len(te)), L, St @ A / sig**2, St)
-            ref[r, si] = (np.abs(y[te] - mu)[:, None] / np.sqrt(var + sig**2)[:, None] <= zq[None, :]).mean(0)
+            ref[r, si] = (
+                np.abs(y[te] - mu)[:, None] / np.sqrt(var + sig**2)[:, None] <= zq[None, :]
+            ).mean(0)
             for ei, e in enumerate(epsilons):
                 nz = noises[e]
-                A_n, B_n = unpack_statistics(release_statistics(Kxz, ytr, nz, rng=g).value, n_inducing)
-                post = noise_aware_posterior(Kzz, A_n, B_n, sig, nz.sigma_a, nz.sigma_b, regulariser(nz.sigma_b, sig, n_inducing))
+                A_n, B_n = unpack_statistics(
+                    release_statistics(Kxz, ytr, nz, rng=g).value, n_inducing
+                )
+                post = noise_aware_posterior(
+                    Kzz,
+                    A_n,
+                    B_n,
+                    sig,
+                    nz.sigma_a,
+                    nz.sigma_b,
+                    regulariser(nz.sigma_b, sig, n_inducing),
+                )
                 lifted += post.lifted > 0
                 for k, W in enumerate((post.W, post.W_naive)):
                     mu, var = predict_q(Kvz, np.ones(len(te)), L, post.alpha, W)
                     z = np.abs(y[te] - mu) / np.sqrt(var + sig**2)
                     cov[k, r, si, ei] = (z[:, None] <= zq[None, :]).mean(0)
-    return dict(dpgp=cov[0], naive=cov[1], nonprivate=ref, alphas=np.asarray(alphas), sigmas=np.asarray(sigmas),
-                epsilons=np.asarray(epsilons), lifted=lifted, n_fits=n_repeats * len(sigmas) * len(epsilons))
+    return dict(
+        dpgp=cov[0],
+        naive=cov[1],
+        nonprivate=ref,
+        alphas=np.asarray(alphas),
+        sigmas=np.asarray(sigmas),
+        epsilons=np.asarray(epsilons),
+        lifted=lifted,
+        n_fits=n_repeats * len(sigmas) * len(epsilons),
+    )
 
-
+# %% ../nbs/40_dpgp.ipynb #fc0bdb85
 def plot_calibration(res: dict):
-    "Fig 2: rows sigma, columns alpha; observed coverage vs epsilon with 2 standard errors."
+    """Fig 2: rows sigma, columns alpha; observed coverage vs epsilon with 2 standard errors.
+
+    Parameters
+    ----------
+    res : dict
+        Result of the matching experiment function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     import matplotlib.pyplot as plt
     S, Al = len(res["sigmas"]), len(res["alphas"])
     fig, axes = plt.subplots(S, Al, figsize=(2.6 * Al, 2.1 * S), sharex=True, squeeze=False)
@@ -875,10 +2019,23 @@ def plot_calibration(res: dict):
             ax = axes[i, j]
             for key, st in (("dpgp", "o-"), ("naive", "s--")):
                 c = res[key][:, i, :, j]
-                ax.errorbar(res["epsilons"], c.mean(0), 2 * c.std(0, ddof=1) / math.sqrt(n), fmt=st, ms=3, capsize=2,
-                            label="DP-GP" if key == "dpgp" else "naive")
+                ax.errorbar(
+                    res["epsilons"],
+                    c.mean(0),
+                    2 * c.std(0, ddof=1) / math.sqrt(n),
+                    fmt=st,
+                    ms=3,
+                    capsize=2,
+                    label="DP-GP" if key == "dpgp" else "naive",
+                )
             ax.axhline(res["alphas"][j], c="k", lw=1, ls=":", label=r"reference $\alpha$")
-            ax.axhline(res["nonprivate"][:, i, j].mean(), c="gray", lw=1, ls="-.", label="non-private sparse GP")
+            ax.axhline(
+                res["nonprivate"][:, i, j].mean(),
+                c="gray",
+                lw=1,
+                ls="-.",
+                label="non-private sparse GP",
+            )
             ax.set_xscale("log")
             if i == 0: ax.set_title(rf"$\alpha$ = {res['alphas'][j]:g}", fontsize=9)
             if j == 0: ax.set_ylabel(rf"$\sigma$ = {res['sigmas'][i]:g}" + "\ncoverage", fontsize=9)

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
-from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_in_range, check_int,
-                        check_positive)
-from .dpgp import (DPGPResult, _check_inference_args, _chol_jitter, calibration_experiment, dpgp_inference,
-                        dpgp_noise_scales, dpgp_sensitivity, eq_kernel, kernel_norm_bound, noise_aware_posterior,
-                        predict_q, regulariser, release_statistics, sinc_data, sufficient_statistics, unpack_statistics)
+from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
+from .core import check_in_range, check_int, check_positive
+from .dpgp import DPGPResult, _check_inference_args, _chol_jitter, calibration_experiment
+from .dpgp import dpgp_inference, dpgp_noise_scales, dpgp_sensitivity, eq_kernel
+from .dpgp import kernel_norm_bound, noise_aware_posterior, predict_q, regulariser
+from .dpgp import release_statistics, sinc_data, sufficient_statistics, unpack_statistics
 from .mechanisms import gaussian_log_delta
 from .verify import register_benchmark, register_check
 
@@ -30,32 +31,107 @@ __all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'loglik_terms', 
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5f17cfd4
 def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
-    "Per-point validation log-likelihoods log N(y_j; mu_j, Sigma_jj + sigma^2) (seed 002, Eq 18)."
+    """Per-point validation log-likelihoods log N(y_j; mu_j, Sigma_jj + sigma^2) (Honkela (2021), Eq
+    18).
+
+    Parameters
+    ----------
+    mean : array_like of shape (n,)
+        Predictive means at the validation inputs.
+    var_f : array_like of shape (n,)
+        Predictive variances of f at the validation inputs.
+    y : array_like of shape (n,)
+        Targets.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        The log-likelihoods.
+    """
     v = np.asarray(var_f) + sigma**2
     return -0.5 * np.log(2 * np.pi * v) - 0.5 * (np.asarray(y) - np.asarray(mean)) ** 2 / v
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #0c073b96
 def loglik_clip_region(R_y: float, sigma: float) -> tuple[float, float]:
-    "COINPRESS centre C and radius R for the log-likelihood (seed 002, App B, Eq 30-33): [C - R, C + R] = [L_min, L_max]."
+    """COINPRESS centre C and radius R for the log-likelihood (Honkela (2021), App B, Eq 30-33): [C
+    - R, C + R] = [L_min, L_max].
+
+    Parameters
+    ----------
+    R_y : float
+        Bound on the targets |y_i|.
+    sigma : float
+        Standard deviation of the observation noise.
+
+    Returns
+    -------
+    tuple of float
+        (C, R).
+    """
     Ry, s = check_positive(R_y, "R_y"), check_positive(sigma, "sigma")
     R = Ry**2 / s**2
     return -0.5 * math.log(2 * math.pi) - math.log(s) - R, R
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #4700a0ed
 def zcdp_rho(epsilon: float, delta: float) -> float:
-    "rho = (sqrt(eps + log(1/delta)) - sqrt(log(1/delta)))^2 (seed 002, Eq 19): rho-zCDP implies (eps, delta)-DP."
+    """rho = (sqrt(eps + log(1/delta)) - sqrt(log(1/delta)))^2 (Honkela (2021), Eq 19): rho-zCDP
+    implies (eps, delta)-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+
+    Returns
+    -------
+    float
+        rho.
+    """
     e, d = check_epsilon(epsilon), check_delta(delta, positive=True)
     L = math.log(1 / d)
     return (math.sqrt(e + L) - math.sqrt(L)) ** 2
 
 
 def zcdp_to_dp_epsilon(rho: float, delta: float) -> float:
-    "Bun & Steinke 2016, Prop 1.3: rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP."
+    """Bun & Steinke 2016, Prop 1.3: rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP.
+
+    Parameters
+    ----------
+    rho : float
+        zCDP budget rho > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+
+    Returns
+    -------
+    float
+        epsilon.
+    """
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 # %% ../nbs/41_dpgp_hyper.ipynb #e3f9cc05
 def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -> np.ndarray:
-    "Per-iteration zCDP budgets: `last_share` of rho in the last iteration, the rest split evenly (seed 002, Sec 4.1)."
+    """Per-iteration zCDP budgets: `last_share` of rho in the last iteration, the rest split evenly
+    (Honkela (2021), Sec 4.1).
+
+    Parameters
+    ----------
+    rho : float
+        zCDP budget rho > 0.
+    n_iter : int, default 12
+        Number of COINPRESS iterations.
+    last_share : float, default 0.75
+        Share of rho spent in the last iteration.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_iter,)
+        The budgets rho_t.
+    """
     r = check_positive(rho, "rho")
     T = check_int(n_iter, "n_iter", low=1)
     if T == 1:
@@ -63,23 +139,79 @@ def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -
     share = check_in_range(last_share, "last_share", 0, 1, low_closed=False, high_closed=False)
     return np.r_[np.full(T - 1, r * (1 - share) / (T - 1)), r * share]
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #e9477b01
 @dataclass
 class CoinpressResult:
-    "The private mean, the intervals visited, and the per-step noise."
+    """The private mean, the intervals visited, and the per-step noise.
+
+    Attributes
+    ----------
+    mean : float
+        The private mean.
+    centres : np.ndarray
+        Centres of the intervals visited.
+    radii : np.ndarray
+        Radii of the intervals visited.
+    noise_sd : np.ndarray
+        Noise standard deviation of each step.
+    rho : float
+        The zCDP budget spent.
+    """
     mean: float
     centres: np.ndarray
     radii: np.ndarray
     noise_sd: np.ndarray
     rho: float
 
+# %% ../nbs/41_dpgp_hyper.ipynb #0d90830a
+def coinpress_mean(
+    x,
+    centre: float,
+    radius: float,
+    rho: float,
+    n_iter: int = 12,
+    last_share: float = 0.75,
+    scale: float = 1.0,
+    beta: float = 0.01,
+    rng=None,
+) -> CoinpressResult:
+    """1-D COINPRESS (Biswas et al. 2020) under rho-zCDP, SUBSTITUTE relation (n public). Step t
+    clips x to [c_t - r_t, c_t + r_t], adds N(0, s_t^2) to the clipped mean with s_t = (2 r_t /
+    n) / sqrt(2 rho_t), and shrinks the interval to the noisy mean +- (g1 * scale + g2 * s_t),
+    where g1 covers the data spread (a unit-scale assumption with `scale`, affecting accuracy
+    only) and g2 the noise, each at failure probability `beta`. Returns the last noisy mean.
 
-def coinpress_mean(x, centre: float, radius: float, rho: float, n_iter: int = 12, last_share: float = 0.75,
-                   scale: float = 1.0, beta: float = 0.01, rng=None) -> CoinpressResult:
-    """1-D COINPRESS (Biswas et al. 2020) under rho-zCDP, SUBSTITUTE relation (n public). Step t clips x to
-    [c_t - r_t, c_t + r_t], adds N(0, s_t^2) to the clipped mean with s_t = (2 r_t / n) / sqrt(2 rho_t), and shrinks the
-    interval to the noisy mean +- (g1 * scale + g2 * s_t), where g1 covers the data spread (a unit-scale assumption with
-    `scale`, affecting accuracy only) and g2 the noise, each at failure probability `beta`. Returns the last noisy mean."""
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        The values to average.
+    centre : float
+        Centre of the initial interval.
+    radius : float
+        Radius of the initial interval.
+    rho : float
+        zCDP budget rho > 0.
+    n_iter : int, default 12
+        Number of COINPRESS iterations.
+    last_share : float, default 0.75
+        Share of rho spent in the last iteration.
+    scale : float, default 1.0
+        Assumed unit scale of the data spread (affects accuracy only, not privacy).
+    beta : float, default 0.01
+        Failure probability of each interval-shrinking step.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    CoinpressResult
+        The private mean and the steps.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "centre must be finite, got ...".
+    """
     xv = check_array(x, "x", ndim=1)
     n = len(xv)
     c, r = float(centre), check_positive(radius, "radius")
@@ -101,12 +233,31 @@ def coinpress_mean(x, centre: float, radius: float, rho: float, n_iter: int = 12
     return CoinpressResult(float(c), np.array(cs), np.array(rs), np.array(sds), float(rho))
 
 # %% ../nbs/41_dpgp_hyper.ipynb #cb520beb
-@register_check("coinpress_zcdp_privacy", "COINPRESS with rho from Eq 19 (12 steps, 3/4 last) is (eps, delta)-DP: zCDP conversion and exact Gaussian composition",
-                source="seed 002, Eq 19; Bun & Steinke 2016")
+@register_check(
+    "coinpress_zcdp_privacy",
+    "COINPRESS with rho from Eq 19 (12 steps, 3/4 last) is (eps, delta)-DP: zCDP conversion and "
+    "exact Gaussian composition",
+    source="Honkela (2021), Eq 19; Bun & Steinke 2016",
+)
 def verify_coinpress_privacy(full: bool = False, rng=None) -> dict:
-    """(i) Eq 19 inverts eps = rho + 2 sqrt(rho log 1/delta); (ii) each step's noise s_t = (2 r_t/n)/sqrt(2 rho_t) has
-    sensitivity 2 r_t / n under substitution, so the 12 adaptive Gaussian steps compose exactly to one Gaussian with
-    mu = sqrt(2 rho): its exact delta(eps) must be <= delta; (iii) the PLD accountant (dp_accounting) agrees."""
+    """(i) Eq 19 inverts eps = rho + 2 sqrt(rho log 1/delta); (ii) each step's noise s_t = (2
+    r_t/n)/sqrt(2 rho_t) has sensitivity 2 r_t / n under substitution, so the 12 adaptive
+    Gaussian steps compose exactly to one Gaussian with mu = sqrt(2 rho): its exact delta(eps)
+    must be <= delta; (iii) the PLD accountant (dp_accounting) agrees.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     import dp_accounting
     from dp_accounting.pld import PLDAccountant
     worst_inv, worst_ratio, worst_pld = 0.0, 0.0, 0.0
@@ -117,22 +268,52 @@ def verify_coinpress_privacy(full: bool = False, rng=None) -> dict:
             mu = math.sqrt(2 * rho)
             worst_ratio = max(worst_ratio, math.exp(gaussian_log_delta(1.0, mu, e)) / d)
             if d < 1e-6:
-                continue                      # the PLD tail at 3e-15 is below the accountant's resolution
+                continue  # the PLD tail at 3e-15 is below the accountant's resolution
             sched = coinpress_schedule(rho)
             acc = PLDAccountant(value_discretization_interval=1e-4)
-            acc.compose(dp_accounting.ComposedDpEvent([dp_accounting.GaussianDpEvent(1 / math.sqrt(2 * r)) for r in sched]))
+            acc.compose(
+                dp_accounting.ComposedDpEvent(
+                    [dp_accounting.GaussianDpEvent(1 / math.sqrt(2 * r)) for r in sched]
+                )
+            )
             worst_pld = max(worst_pld, acc.get_epsilon(d) / e)
     ok = worst_inv < 1e-12 and worst_ratio <= 1 and worst_pld <= 1
-    return dict(measured=f"Eq 19 inversion error {worst_inv:.1g}; exact delta / claimed delta <= {worst_ratio:.3g}; "
-                         f"PLD eps / claimed eps <= {worst_pld:.3f}", tolerance="inversion < 1e-12; both ratios <= 1", passed=ok)
+    return dict(
+        measured=f"Eq 19 inversion error {worst_inv:.1g}; exact delta / claimed delta <= "
+                 f"{worst_ratio:.3g}; "
+        f"PLD eps / claimed eps <= {worst_pld:.3f}",
+        tolerance="inversion < 1e-12; both ratios <= 1",
+        passed=ok,
+    )
 
-
-@register_check("coinpress_accuracy", "on GP validation log-likelihoods, 1-D COINPRESS beats one Gaussian step on App B's interval by >3x when the per-candidate eps >= 1 (not at eps = 1/3)",
-                source="seed 002, Sec 4.1, App B")
+# %% ../nbs/41_dpgp_hyper.ipynb #bbf5164f
+@register_check(
+    "coinpress_accuracy",
+    "on GP validation log-likelihoods, 1-D COINPRESS beats one Gaussian step on App B's interval "
+    "by >3x when the per-candidate eps >= 1 (not at eps = 1/3)",
+    source="Honkela (2021), Sec 4.1, App B",
+)
 def verify_coinpress_accuracy(full: bool = False, rng=None) -> dict:
-    "RMSE of the COINPRESS mean over repeated runs vs the one-step Gaussian mechanism with the same rho on [C - R, C + R]."
+    """RMSE of the COINPRESS mean over repeated runs vs the one-step Gaussian mechanism with the
+    same rho on [C - R, C + R].
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     x, y = sinc_data(2048, 0.1, rng)
-    res = dpgp_inference(x[:1024], y[:1024], np.linspace(-3, 3, 9), 0.1, 10.0, 1e-4, R_y=1.5, clip_y=True, rng=rng)
+    res = dpgp_inference(
+        x[:1024], y[:1024], np.linspace(-3, 3, 9), 0.1, 10.0, 1e-4, R_y=1.5, clip_y=True, rng=rng
+    )
     mu, sd = res.predict(x[1024:])
     C, R = loglik_clip_region(1.5, 0.1)
     v = np.clip(loglik_terms(mu, sd**2, y[1024:], 0.1), C - R, C + R)
@@ -147,13 +328,37 @@ def verify_coinpress_accuracy(full: bool = False, rng=None) -> dict:
         if e >= 3:
             ok &= rmse < one / 3
         rows.append(f"eps/3={e / 3:.2g}: RMSE {rmse:.3f} vs one-step sd {one:.2f}")
-    return dict(measured="; ".join(rows) + f" (true mean {v.mean():.3f}, sd of terms {v.std():.2f})",
-                tolerance="RMSE < 1/3 of the one-step noise for eps/3 >= 1 (eps_tot >= 3)", passed=bool(ok))
+    return dict(
+        measured="; ".join(rows) + f" (true mean {v.mean():.3f}, sd of terms {v.std():.2f})",
+        tolerance="RMSE < 1/3 of the one-step noise for eps/3 >= 1 (eps_tot >= 3)",
+        passed=bool(ok),
+    )
 
 # %% ../nbs/41_dpgp_hyper.ipynb #04536eec
 @dataclass(frozen=True)
 class SelectionParams:
-    "Parameters of Alg 2 for a target (eps_tot, delta_tot) and stopping probability gamma (seed 002, Alg 2, App C)."
+    """Parameters of Alg 2 for a target (eps_tot, delta_tot) and stopping probability gamma (Honkela
+    (2021), Alg 2, App C).
+
+    Attributes
+    ----------
+    epsilon_tot : float
+        Total epsilon of the search.
+    delta_tot : float
+        Total delta of the search.
+    gamma : float
+        Stopping probability per draw.
+    t0 : float
+        Root of t (1 - log t) = delta_tot.
+    epsilon : float
+        Epsilon of each draw, eps_tot / 3 - sqrt(2 delta).
+    delta : float
+        Delta of each draw, gamma^2 t0^2 / 2.
+    delta2 : float
+        sqrt(2 delta) / gamma.
+    T : int
+        Maximum number of draws.
+    """
     epsilon_tot: float
     delta_tot: float
     gamma: float
@@ -164,20 +369,55 @@ class SelectionParams:
     T: int              # at most T draws
 
     def realised(self) -> tuple[float, float]:
-        "(eps_tot, delta_tot) implied by these parameters via Eq 20 with the integer T (truncation term (1 - gamma)^T)."
+        """(eps_tot, delta_tot) implied by these parameters via Eq 20 with the integer T (truncation
+        term (1 - gamma)^T)."""
         s = math.sqrt(2 * self.delta)
         return 3 * self.epsilon + 3 * s, s * self.T + (1 - self.gamma) ** self.T
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #83171ae2
 def find_root_t0(delta_tot: float) -> float:
-    "FIND-ROOT of t (1 - log t) = delta_tot on (0, 1) (the left side increases from 0 to 1 there)."
+    """FIND-ROOT of t (1 - log t) = delta_tot on (0, 1) (the left side increases from 0 to 1 there).
+
+    Parameters
+    ----------
+    delta_tot : float
+        Total delta of the search.
+
+    Returns
+    -------
+    float
+        t0.
+    """
     d = check_delta(delta_tot, "delta_tot", positive=True)
     f = lambda lt: math.exp(lt) * (1 - lt) - d           # in log t for accuracy at tiny delta
     return math.exp(optimize.brentq(f, math.log(1e-300), 0.0, xtol=1e-14, rtol=1e-15, maxiter=1000))
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #919e9129
 def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) -> SelectionParams:
-    "Alg 2, lines 1-3: t0, delta = gamma^2 t0^2 / 2, delta2 = sqrt(2 delta) / gamma, eps = eps_tot / 3 - sqrt(2 delta), T."
+    """Alg 2, lines 1-3: t0, delta = gamma^2 t0^2 / 2, delta2 = sqrt(2 delta) / gamma, eps = eps_tot
+    / 3 - sqrt(2 delta), T.
+
+    Parameters
+    ----------
+    epsilon_tot : float
+        Total epsilon of the search.
+    delta_tot : float
+        Total delta of the search.
+    gamma : float, default 0.01
+        Stopping probability of the Liu-Talwar random stopping.
+
+    Returns
+    -------
+    SelectionParams
+        The parameters of the search.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "epsilon_tot = ... is too small for delta_tot = ... and gamma = ...";
+        "delta_tot = ... and gamma = ... allow no draw (T = 0): lower delta_tot or gamma";
+        "delta_tot = ... and gamma = ...: the integer T overshoots delta_tot; lower gamma".
+    """
     et = check_epsilon(epsilon_tot, "epsilon_tot")
     g = check_in_range(gamma, "gamma", 0, 1, low_closed=False, high_closed=False)
     t0 = find_root_t0(delta_tot)
@@ -185,19 +425,46 @@ def selection_params(epsilon_tot: float, delta_tot: float, gamma: float = 0.01) 
     delta2 = math.sqrt(2 * delta) / g
     eps = et / 3 - math.sqrt(2 * delta)
     if eps <= 0:
-        raise ValueError(f"epsilon_tot = {et:g} is too small for delta_tot = {delta_tot:g} and gamma = {g:g}")
+        raise ValueError(
+            f"epsilon_tot = {et:g} is too small for delta_tot = {delta_tot:g} and gamma = {g:g}"
+        )
     T = int(math.floor(math.log(1 / delta2) / g))
     if T < 1:
-        raise ValueError(f"delta_tot = {delta_tot:g} and gamma = {g:g} allow no draw (T = 0): lower delta_tot or gamma")
+        raise ValueError(
+            f"delta_tot = {delta_tot:g} and gamma = {g:g} allow no draw (T = 0): lower delta_tot "
+            "or gamma"
+        )
     p = SelectionParams(et, float(delta_tot), g, t0, eps, delta, delta2, T)
-    if p.realised()[1] > delta_tot * (1 + 1e-12):       # floor(T): the truncation term (1 - gamma)^T can exceed delta_2
-        raise ValueError(f"delta_tot = {delta_tot:g} and gamma = {g:g}: the integer T overshoots delta_tot; lower gamma")
+    if p.realised()[1] > delta_tot * (
+        1 + 1e-12
+    ):  # floor(T): the truncation term (1 - gamma)^T can exceed delta_2
+        raise ValueError(
+            f"delta_tot = {delta_tot:g} and gamma = {g:g}: the integer T overshoots delta_tot; "
+            "lower gamma"
+        )
     return p
 
 # %% ../nbs/41_dpgp_hyper.ipynb #eaffd531
 @dataclass
 class HyperResult:
-    "Output of Alg 2: the chosen candidate index, its DP q(u), its noisy validation score, the draws used, the spend."
+    """Output of Alg 2: the chosen candidate index, its DP q(u), its noisy validation score, the
+    draws used, the spend.
+
+    Attributes
+    ----------
+    index : int
+        Index of the chosen candidate.
+    result : object
+        Its DP q(u).
+    score : float
+        Its noisy validation score.
+    n_draws : int
+        Number of draws used.
+    params : SelectionParams
+        Parameters of the search.
+    spend : PrivacySpend
+        The privacy spend.
+    """
     index: int
     result: object
     score: float
@@ -205,9 +472,10 @@ class HyperResult:
     params: SelectionParams
     spend: PrivacySpend
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #c393c5eb
 class _Candidate:
-    "Precomputed, data-dependent pieces for one (lengthscale, sigma) candidate: only used through DP releases."
+    """Precomputed, data-dependent pieces for one (lengthscale, sigma) candidate: only used through
+    DP releases."""
     def __init__(self, X1, y1, X2, y2, Z, lengthscale, sigma, R_y, eps, delta, c=1.0, rho=0.01):
         self.Z, self.ell, self.sigma = Z, float(lengthscale), float(sigma)
         self.Kzz = eq_kernel(Z, Z, lengthscale)
@@ -221,29 +489,100 @@ class _Candidate:
         self.rho_cp = zcdp_rho(eps, delta)
 
     def draw(self, rng):
-        "One DP-GP inference ((eps, delta)-DP in D1) and one COINPRESS mean ((eps, delta)-DP in D2)."
-        A_n, B_n = unpack_statistics(release_statistics(self.Kxz, self.y1, self.noise, rng=rng).value, len(self.Z))
-        post = noise_aware_posterior(self.Kzz, A_n, B_n, self.sigma, self.noise.sigma_a, self.noise.sigma_b, self.lam)
+        """One DP-GP inference ((eps, delta)-DP in D1) and one COINPRESS mean ((eps, delta)-DP in
+        D2)."""
+        A_n, B_n = unpack_statistics(
+            release_statistics(self.Kxz, self.y1, self.noise, rng=rng).value, len(self.Z)
+        )
+        post = noise_aware_posterior(
+            self.Kzz, A_n, B_n, self.sigma, self.noise.sigma_a, self.noise.sigma_b, self.lam
+        )
         mu, var = predict_q(self.Kvz, np.ones(len(self.y2)), self.L, post.alpha, post.W)
         v = np.clip(loglik_terms(mu, var, self.y2, self.sigma), self.C - self.R, self.C + self.R)
         cp = coinpress_mean(v, self.C, self.R, self.rho_cp, rng=rng)
         return post, cp.mean
 
+# %% ../nbs/41_dpgp_hyper.ipynb #bd42981d
+def dp_hyperparameter_learning(
+    X1,
+    y1,
+    X2,
+    y2,
+    Z,
+    candidates,
+    epsilon_tot: float,
+    delta_tot: float,
+    gamma: float = 0.01,
+    R_y: float = 1.0,
+    clip_y: bool = False,
+    rng=None,
+    _prepared=None,
+) -> HyperResult:
+    """DP-GP-HYPERPARAMETER-LEARNING (Honkela (2021), Alg 2) over `candidates` = [(lengthscale,
+    sigma), ...]: (epsilon_tot, delta_tot)-DP under SUBSTITUTE for the pair of disjoint sets
+    ((X1, y1), (X2, y2)) (Theorem 4). The acceptance test compares the COINPRESS *mean* with C +
+    R (the paper's Alg 2 writes the sum; see the text).
 
-def dp_hyperparameter_learning(X1, y1, X2, y2, Z, candidates, epsilon_tot: float, delta_tot: float,
-                               gamma: float = 0.01, R_y: float = 1.0, clip_y: bool = False, rng=None,
-                               _prepared=None) -> HyperResult:
-    """DP-GP-HYPERPARAMETER-LEARNING (seed 002, Alg 2) over `candidates` = [(lengthscale, sigma), ...]:
-    (epsilon_tot, delta_tot)-DP under SUBSTITUTE for the pair of disjoint sets ((X1, y1), (X2, y2)) (Theorem 4).
-    The acceptance test compares the COINPRESS *mean* with C + R (the paper's Alg 2 writes the sum; see the text)."""
+    Parameters
+    ----------
+    X1 : array_like of shape (n1, D)
+        Training inputs.
+    y1 : array_like of shape (n1,)
+        Training targets.
+    X2 : array_like of shape (n2, D)
+        Validation inputs.
+    y2 : array_like of shape (n2,)
+        Validation targets.
+    Z : array_like of shape (|Z|, D)
+        Inducing inputs (public).
+    candidates : sequence of (float, float)
+        Hyperparameter candidates (lengthscale, sigma).
+    epsilon_tot : float
+        Total epsilon of the search.
+    delta_tot : float
+        Total delta of the search.
+    gamma : float, default 0.01
+        Stopping probability of the Liu-Talwar random stopping.
+    R_y : float, default 1.0
+        Bound on the targets |y_i|.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y].
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    _prepared : object, default None
+        Internal: precomputed statistics (used by the experiments).
+
+    Returns
+    -------
+    HyperResult
+        The chosen candidate and what it cost.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "candidates must contain at least one (lengthscale, sigma) pair".
+    """
     p = selection_params(epsilon_tot, delta_tot, gamma)
     if _prepared is None:
         if not candidates:
             raise ValueError("candidates must contain at least one (lengthscale, sigma) pair")
         X1v, y1v, Zv = _check_inference_args(X1, y1, Z, 1.0, 1.0, R_y, clip_y)
         X2v, y2v, _ = _check_inference_args(X2, y2, Z, 1.0, 1.0, R_y, clip_y)
-        _prepared = [_Candidate(X1v, y1v, X2v, y2v, Zv, check_positive(l, "lengthscale"), check_positive(s, "sigma"),
-                                R_y, p.epsilon, p.delta) for l, s in candidates]
+        _prepared = [
+            _Candidate(
+                X1v,
+                y1v,
+                X2v,
+                y2v,
+                Zv,
+                check_positive(l, "lengthscale"),
+                check_positive(s, "sigma"),
+                R_y,
+                p.epsilon,
+                p.delta,
+            )
+            for l, s in candidates
+        ]
     g = as_rng(rng)
     best, best_v, best_post = -1, -math.inf, None
     n = 0
@@ -255,18 +594,42 @@ def dp_hyperparameter_learning(X1, y1, X2, y2, Z, candidates, epsilon_tot: float
             best, best_v, best_post = i, v, post
         if g.random() < p.gamma:
             break
-    spend = PrivacySpend(p.epsilon_tot, p.delta_tot, "dp-gp hyperparameter selection (Liu-Talwar)", "substitute")
-    return HyperResult(best, best_post, best_v * len(_prepared[0].y2) if best >= 0 else -math.inf, n, p, spend)
+    spend = PrivacySpend(
+        p.epsilon_tot, p.delta_tot, "dp-gp hyperparameter selection (Liu-Talwar)", "substitute"
+    )
+    return HyperResult(
+        best, best_post, best_v * len(_prepared[0].y2) if best >= 0 else -math.inf, n, p, spend
+    )
 
 # %% ../nbs/41_dpgp_hyper.ipynb #1678a669
-@register_check("liu_talwar_accounting", "Alg 2's parameters reproduce eps_tot = 3 eps + 3 sqrt(2 delta), delta_tot = sqrt(2 delta) T + delta_2; stopping time as designed",
-                source="seed 002, Alg 2, Eq 20, Lemma 3, Theorem 4, App C")
+@register_check(
+    "liu_talwar_accounting",
+    "Alg 2's parameters reproduce eps_tot = 3 eps + 3 sqrt(2 delta), delta_tot = sqrt(2 delta) T + "
+    "delta_2; stopping time as designed",
+    source="Honkela (2021), Alg 2, Eq 20, Lemma 3, Theorem 4, App C",
+)
 def verify_liu_talwar(full: bool = False, rng=None) -> dict:
-    """For a grid of targets: the realised (eps_tot, delta_tot) with the integer T and the exact truncation term (1-gamma)^T
-    never exceed the target and match it closely; delta_2 = sqrt(2 delta)/gamma minimises delta_tot over delta_2 (App C,
-    Eq 34); and `dp_hyperparameter_learning` itself, run on three stub candidates with fixed scores (-1, 0.5, and 5 above
-    the acceptance bound C + R = 1), stops after N draws with mean (1 - (1-gamma)^T)/gamma and returns the best accepted
-    candidate with the exact probabilities P(index = 1) = 1 - E[(2/3)^N], P(index = -1) = E[(1/3)^N]."""
+    """For a grid of targets: the realised (eps_tot, delta_tot) with the integer T and the exact
+    truncation term (1-gamma)^T never exceed the target and match it closely; delta_2 = sqrt(2
+    delta)/gamma minimises delta_tot over delta_2 (App C, Eq 34); and
+    `dp_hyperparameter_learning` itself, run on three stub candidates with fixed scores (-1, 0.5,
+    and 5 above the acceptance bound C + R = 1), stops after N draws with mean (1 -
+    (1-gamma)^T)/gamma and returns the best accepted candidate with the exact probabilities
+    P(index = 1) = 1 - E[(2/3)^N], P(index = -1) = E[(1/3)^N].
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     worst_e, worst_d, worst_opt = 0.0, 0.0, 0.0
     for et in (1.0, 3.0, 10.0, 30.0):
         for dt in (1e-3, 1e-4, 1e-6):
@@ -281,29 +644,53 @@ def verify_liu_talwar(full: bool = False, rng=None) -> dict:
                 f = lambda d2: s * math.log(1 / d2) / gm + d2
                 grid = p.delta2 * np.exp(np.linspace(-1, 1, 201))
                 worst_opt = max(worst_opt, f(p.delta2) - min(f(q) for q in grid))
-    class _Stub:                              # a candidate with a fixed score; C + R = 1 is the acceptance bound
+
+    class _Stub:  # a candidate with a fixed score; C + R = 1 is the acceptance bound
         C, R, y2 = 0.0, 1.0, np.zeros(1)
         def __init__(self, v): self.v = v
         def draw(self, rng): return None, self.v
+
     stubs = [_Stub(-1.0), _Stub(0.5), _Stub(5.0)]
     gm = 0.05
     p = selection_params(3.0, 1e-4, gm)
     n = 50_000 if full else 10_000
-    runs = [dp_hyperparameter_learning(None, None, None, None, None, [None] * 3, 3.0, 1e-4, gm, rng=rng, _prepared=stubs)
-            for _ in range(n)]
+    runs = [
+        dp_hyperparameter_learning(
+            None, None, None, None, None, [None] * 3, 3.0, 1e-4, gm, rng=rng, _prepared=stubs
+        )
+        for _ in range(n)
+    ]
     N = np.array([r.n_draws for r in runs]); idx = np.array([r.index for r in runs])
     k = np.arange(1, p.T + 1)
-    pN = np.r_[gm * (1 - gm) ** (k[:-1] - 1), (1 - gm) ** (p.T - 1)]      # law of the number of draws, truncated at T
+    pN = np.r_[
+        gm * (1 - gm) ** (k[:-1] - 1), (1 - gm) ** (p.T - 1)
+    ]  # law of the number of draws, truncated at T
     mean_th = (1 - (1 - gm) ** p.T) / gm
     z = [abs(N.mean() - mean_th) / (N.std() / math.sqrt(n))]
     for i, q in ((1, 1 - pN @ (2 / 3) ** k), (-1, pN @ (1 / 3) ** k)):
         z.append(abs(np.mean(idx == i) - q) / math.sqrt(q * (1 - q) / n))
-    scores_ok = all(r.score == (0.5 if r.index == 1 else -1.0 if r.index == 0 else -math.inf) for r in runs)
-    ok = worst_e < 1e-12 and worst_d <= 1 + 1e-12 and worst_opt <= 1e-15 and max(z) < 4 and scores_ok and N.max() <= p.T
-    return dict(measured=f"max rel eps_tot error {worst_e:.1g}; max realised delta_tot/target {worst_d:.6f}; "
-                         f"delta_2 optimal (excess {worst_opt:.1g}); Alg 2 on stubs (gamma = {gm}, T = {p.T}, {n} runs): mean draws "
-                         f"{N.mean():.2f} vs {mean_th:.2f}, P(best) {np.mean(idx == 1):.4f}, P(none) {np.mean(idx == -1):.4f}, max |z| {max(z):.2f}",
-                tolerance="eps exact; delta_tot <= target; draws and chosen index within 4 s.e. of their exact laws", passed=bool(ok))
+    scores_ok = all(
+        r.score == (0.5 if r.index == 1 else -1.0 if r.index == 0 else -math.inf) for r in runs
+    )
+    ok = (
+        worst_e < 1e-12
+        and worst_d <= 1 + 1e-12
+        and worst_opt <= 1e-15
+        and max(z) < 4
+        and scores_ok
+        and N.max() <= p.T
+    )
+    return dict(
+        measured=f"max rel eps_tot error {worst_e:.1g}; max realised delta_tot/target "
+                 f"{worst_d:.6f}; "
+        f"delta_2 optimal (excess {worst_opt:.1g}); Alg 2 on stubs (gamma = {gm}, T = {p.T}, {n} "
+        "runs): mean draws "
+        f"{N.mean():.2f} vs {mean_th:.2f}, P(best) {np.mean(idx == 1):.4f}, P(none) "
+        f"{np.mean(idx == -1):.4f}, max |z| {max(z):.2f}",
+        tolerance="eps exact; delta_tot <= target; draws and chosen index within 4 s.e. of their "
+                  "exact laws",
+        passed=bool(ok),
+    )
 
 # %% ../nbs/41_dpgp_hyper.ipynb #ac6195e5
 FIG3_SIGMAS = (0.1 / 3, 0.1, 0.3)
@@ -312,7 +699,8 @@ FIG3_EPSILONS = (1.0, 3.0, 10.0, 30.0)
 
 
 def _fig3_repeat(rng, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y):
-    "One repeat of the Fig 3 run: fresh data, Alg 2 at every epsilon_tot; returns (chosen index or -1, draws) per epsilon."
+    """One repeat of the Fig 3 run: fresh data, Alg 2 at every epsilon_tot; returns (chosen index or
+    -1, draws) per epsilon."""
     g = as_rng(rng)
     Z = np.linspace(-3, 3, 9)[:, None]
     cands = [(l, s) for s in sigmas for l in lengthscales]
@@ -323,19 +711,62 @@ def _fig3_repeat(rng, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y):
     for e in epsilons:
         p = selection_params(e, delta_tot, gamma)
         prep = [_Candidate(X1, y1, X2, y2, Z, l, s, R_y, p.epsilon, p.delta) for l, s in cands]
-        res = dp_hyperparameter_learning(None, None, None, None, None, cands, e, delta_tot, gamma, R_y, rng=g,
-                                         _prepared=prep)
+        res = dp_hyperparameter_learning(
+            None, None, None, None, None, cands, e, delta_tot, gamma, R_y, rng=g, _prepared=prep
+        )
         out.append((res.index, res.n_draws))
     return out
 
+# %% ../nbs/41_dpgp_hyper.ipynb #ebf78369
+def hyperparameter_experiment(
+    n_repeats: int = 100,
+    epsilons=FIG3_EPSILONS,
+    sigmas=FIG3_SIGMAS,
+    lengthscales=FIG3_LENGTHSCALES,
+    n: int = 2048,
+    delta_tot: float = 1e-4,
+    gamma: float = 0.01,
+    R_y: float = 1.5,
+    rng=None,
+    n_jobs: int = 1,
+    progress: bool = False,
+) -> dict:
+    """Honkela (2021), Sec 6.3 / Fig 3: sinc data (sigma = 0.1) with N = 2048 split evenly, |Z| = 9
+    regular on [-3, 3], 9 candidates (sigma x lengthscale); counts of the selected candidate per
+    epsilon_tot over `n_repeats` runs. Each repeat gets its own child generator, so the result
+    does not depend on `n_jobs` (joblib workers).
 
-def hyperparameter_experiment(n_repeats: int = 100, epsilons=FIG3_EPSILONS, sigmas=FIG3_SIGMAS,
-                              lengthscales=FIG3_LENGTHSCALES, n: int = 2048, delta_tot: float = 1e-4,
-                              gamma: float = 0.01, R_y: float = 1.5, rng=None, n_jobs: int = 1,
-                              progress: bool = False) -> dict:
-    """Seed 002, Sec 6.3 / Fig 3: sinc data (sigma = 0.1) with N = 2048 split evenly, |Z| = 9 regular on [-3, 3],
-    9 candidates (sigma x lengthscale); counts of the selected candidate per epsilon_tot over `n_repeats` runs.
-    Each repeat gets its own child generator, so the result does not depend on `n_jobs` (joblib workers)."""
+    Parameters
+    ----------
+    n_repeats : int, default 100
+        Number of repetitions.
+    epsilons : sequence of float, default FIG3_EPSILONS
+        Total privacy levels.
+    sigmas : sequence of float, default FIG3_SIGMAS
+        Candidate noise standard deviations.
+    lengthscales : sequence of float, default FIG3_LENGTHSCALES
+        Candidate lengthscales.
+    n : int, default 2048
+        Number of data points (split evenly into training and validation).
+    delta_tot : float, default 0.0001
+        Total delta of the search.
+    gamma : float, default 0.01
+        Stopping probability of the Liu-Talwar random stopping.
+    R_y : float, default 1.5
+        Bound on the targets |y_i|.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+    n_jobs : int, default 1
+        Number of parallel joblib workers.
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    dict
+        How often each candidate was chosen (`counts`) and the draws used (`draws`), per
+        epsilon, with the grids and the number of repeats.
+    """
     from tqdm.auto import tqdm
     from dplit.core import spawn_rngs
     reps = check_int(n_repeats, "n_repeats", low=1)
@@ -346,8 +777,10 @@ def hyperparameter_experiment(n_repeats: int = 100, epsilons=FIG3_EPSILONS, sigm
         results = [job(g) for g in it]
     else:
         from joblib import Parallel, delayed
-        results = Parallel(n_jobs=n_jobs)(delayed(_fig3_repeat)(g, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y)
-                                          for g in it)
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(_fig3_repeat)(g, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y)
+            for g in it
+        )
     counts = np.zeros((len(epsilons), len(sigmas), len(lengthscales)), dtype=int)
     draws = np.zeros((len(epsilons), reps), dtype=int)
     for r, res in enumerate(results):
@@ -355,11 +788,29 @@ def hyperparameter_experiment(n_repeats: int = 100, epsilons=FIG3_EPSILONS, sigm
             draws[ei, r] = nd
             if idx >= 0:
                 counts[ei, idx // len(lengthscales), idx % len(lengthscales)] += 1
-    return dict(counts=counts, draws=draws, epsilons=np.asarray(epsilons), sigmas=np.asarray(sigmas),
-                lengthscales=np.asarray(lengthscales), n_repeats=reps)
+    return dict(
+        counts=counts,
+        draws=draws,
+        epsilons=np.asarray(epsilons),
+        sigmas=np.asarray(sigmas),
+        lengthscales=np.asarray(lengthscales),
+        n_repeats=reps,
+    )
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #a582b3c6
 def plot_hyperparameters(res: dict):
+    """plot_hyperparameters
+
+    Parameters
+    ----------
+    res : dict
+        The output of the matching experiment function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     import matplotlib.pyplot as plt
     E = len(res["epsilons"])
     fig, axes = plt.subplots(1, E, figsize=(3.1 * E, 2.9), squeeze=False)
@@ -378,23 +829,113 @@ def plot_hyperparameters(res: dict):
 
 # %% ../nbs/41_dpgp_hyper.ipynb #0e12506c
 def heteroscedastic_statistics(Kxz, y, noise_var) -> tuple[np.ndarray, np.ndarray]:
-    "A_h = sum_i sigma_i^-2 k_i y_i, B_h = sum_i sigma_i^-2 k_i k_i^T (seed 002, Eq 37)."
+    """A_h = sum_i sigma_i^-2 k_i y_i, B_h = sum_i sigma_i^-2 k_i k_i^T (Honkela (2021), Eq 37).
+
+    Parameters
+    ----------
+    Kxz : numpy.ndarray of shape (n, |Z|)
+        Kernel between inputs and inducing points.
+    y : array_like of shape (n,)
+        Targets.
+    noise_var : array_like of shape (n,)
+        Noise variances sigma_i^2 of the observations.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (A_h, B_h).
+    """
     w = 1.0 / np.asarray(noise_var, float)
     return Kxz.T @ (w * y), (Kxz * w[:, None]).T @ Kxz
 
-
+# %% ../nbs/41_dpgp_hyper.ipynb #2e654093
 def heteroscedastic_sensitivity(R_k: float, R_y: float, R_w: float, c: float = 1.0) -> float:
-    """Sensitivity of [A_h; c B_h-hat] when every weight sigma_i^-2 <= R_w: R_w * Delta(R_k, R_y, c). (The paper's
-    App D writes the assumption as sigma_i^2 <= R_sigma; a bound on the weights, i.e. a LOWER bound on the noise, is needed.)"""
+    """Sensitivity of [A_h; c B_h-hat] when every weight sigma_i^-2 <= R_w: R_w * Delta(R_k, R_y,
+    c). (The paper's App D writes the assumption as sigma_i^2 <= R_sigma; a bound on the weights,
+    i.e. a LOWER bound on the noise, is needed.)
+
+    Parameters
+    ----------
+    R_k : float
+        Bound on the kernel-vector norm ||k_i||.
+    R_y : float
+        Bound on the targets |y_i|.
+    R_w : float
+        Bound on the weights sigma_i^-2.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+
+    Returns
+    -------
+    float
+        The sensitivity.
+    """
     return check_positive(R_w, "R_w") * dpgp_sensitivity(R_k, R_y, c)
 
+# %% ../nbs/41_dpgp_hyper.ipynb #ef6a7817
+def dpgp_inference_heteroscedastic(
+    X,
+    y,
+    noise_var,
+    Z,
+    epsilon: float,
+    delta: float,
+    R_w: float,
+    lengthscale: float = 1.0,
+    variance: float = 1.0,
+    c: float = 1.0,
+    R_y: float = 1.0,
+    clip_y: bool = False,
+    rho: float = 0.01,
+    rng=None,
+) -> DPGPResult:
+    """DP-GP under heteroscedastic noise (Honkela (2021), App D, Eq 36-41), (epsilon, delta)-DP
+    under SUBSTITUTE when 1 / noise_var_i <= R_w. Implemented as the homoscedastic mechanism on
+    sqrt(w_i) k_i and sqrt(w_i) y_i with sigma = 1, which is exactly Eq 38-41 (lambda_h = Eq 10
+    with sigma = 1).
 
-def dpgp_inference_heteroscedastic(X, y, noise_var, Z, epsilon: float, delta: float, R_w: float,
-                                   lengthscale: float = 1.0, variance: float = 1.0, c: float = 1.0, R_y: float = 1.0,
-                                   clip_y: bool = False, rho: float = 0.01, rng=None) -> DPGPResult:
-    """DP-GP under heteroscedastic noise (seed 002, App D, Eq 36-41), (epsilon, delta)-DP under SUBSTITUTE when
-    1 / noise_var_i <= R_w. Implemented as the homoscedastic mechanism on sqrt(w_i) k_i and sqrt(w_i) y_i with sigma = 1,
-    which is exactly Eq 38-41 (lambda_h = Eq 10 with sigma = 1)."""
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs.
+    y : array_like of shape (n,)
+        Targets.
+    noise_var : array_like of shape (n,)
+        Noise variances sigma_i^2 of the observations.
+    Z : array_like of shape (|Z|, D)
+        Inducing inputs (public).
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    R_w : float
+        Bound on the weights sigma_i^-2.
+    lengthscale : float, default 1.0
+        Kernel lengthscale.
+    variance : float, default 1.0
+        Kernel variance.
+    c : float, default 1.0
+        Ratio sigma_a / sigma_b of the two noise scales.
+    R_y : float, default 1.0
+        Bound on the targets |y_i|.
+    clip_y : bool, default False
+        Clip the targets to [-R_y, R_y].
+    rho : float, default 0.01
+        zCDP budget rho > 0.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    DPGPResult
+        The released q(u) and the spend.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "noise_var must hold one positive variance per row of X"; "a weight
+        1/noise_var = ... exceeds R_w = ...".
+    """
     Xv, yv, Zv = _check_inference_args(X, y, Z, 1.0, c, R_y, clip_y)
     nv = check_array(noise_var, "noise_var", ndim=1)
     if len(nv) != len(yv) or np.any(nv <= 0):
@@ -412,13 +953,34 @@ def dpgp_inference_heteroscedastic(X, y, noise_var, Z, epsilon: float, delta: fl
     A_n, B_n = unpack_statistics(rel.value, len(Zv))
     lam = regulariser(noise.sigma_b, 1.0, len(Zv), rho)
     post = noise_aware_posterior(Kzz, A_n, B_n, 1.0, noise.sigma_a, noise.sigma_b, lam)
-    return DPGPResult(Zv, float(lengthscale), float(variance), 0.0, post, noise, rel.spend, _chol_jitter(Kzz))
+    return DPGPResult(
+        Zv, float(lengthscale), float(variance), 0.0, post, noise, rel.spend, _chol_jitter(Kzz)
+    )
 
 # %% ../nbs/41_dpgp_hyper.ipynb #2d3ef0d0
-@register_check("dpgp_heteroscedastic", "App D: with weights 1/sigma_i^2 <= R_w the sensitivity scales by R_w, and Eq 38-41 equal the homoscedastic update on sqrt(w) k, sqrt(w) y with sigma = 1",
-                source="seed 002, App D, Eq 36-41")
+@register_check(
+    "dpgp_heteroscedastic",
+    "App D: with weights 1/sigma_i^2 <= R_w the sensitivity scales by R_w, and Eq 38-41 equal the "
+    "homoscedastic update on sqrt(w) k, sqrt(w) y with sigma = 1",
+    source="Honkela (2021), App D, Eq 36-41",
+)
 def verify_heteroscedastic(full: bool = False, rng=None) -> dict:
-    "Random weighted pairs never exceed R_w Delta and reach it; Eq 36 (non-private) matches the sqrt(w) rescaling."
+    """Random weighted pairs never exceed R_w Delta and reach it; Eq 36 (non-private) matches the
+    sqrt(w) rescaling.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     from dplit.dpgp import _adversarial_pair, _ball, entry_change, titsias_posterior
     worst, reach = 0.0, 0.0
     n = 50_000 if full else 10_000
@@ -427,52 +989,136 @@ def verify_heteroscedastic(full: bool = False, rng=None) -> dict:
         k, k2 = _ball(rng, n, 4, 1.0), _ball(rng, n, 4, 1.0)
         w, w2 = rng.uniform(0, R_w, n), rng.uniform(0, R_w, n)
         y, y2 = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-        ch = entry_change(np.sqrt(w)[:, None] * k, np.sqrt(w) * y, np.sqrt(w2)[:, None] * k2, np.sqrt(w2) * y2)
+        ch = entry_change(
+            np.sqrt(w)[:, None] * k, np.sqrt(w) * y, np.sqrt(w2)[:, None] * k2, np.sqrt(w2) * y2
+        )
         worst = max(worst, float(ch.max()) / D)
         ka, ya, kb, yb = _adversarial_pair(math.sqrt(R_w), math.sqrt(R_w), 1.0)
         reach = max(reach, float(entry_change(ka, ya, kb, yb)) / D)
-    X = rng.uniform(-3, 3, 40); Zp = np.linspace(-3, 3, 6); nv = rng.uniform(0.05, 0.5, 40); yy = np.sin(X)
+    X = rng.uniform(-3, 3, 40)
+    Zp = np.linspace(-3, 3, 6)
+    nv = rng.uniform(0.05, 0.5, 40)
+    yy = np.sin(X)
     Kzz, Kxz = eq_kernel(Zp, Zp), eq_kernel(X, Zp)
     A_h, B_h = heteroscedastic_statistics(Kxz, yy, nv)
     Sig = np.linalg.inv(Kzz + B_h)
     m36 = Kzz @ Sig @ A_h
-    m_resc, _ = titsias_posterior(Kzz, *sufficient_statistics(Kxz / np.sqrt(nv)[:, None], yy / np.sqrt(nv)), 1.0)
+    m_resc, _ = titsias_posterior(
+        Kzz, *sufficient_statistics(Kxz / np.sqrt(nv)[:, None], yy / np.sqrt(nv)), 1.0
+    )
     dev = float(np.abs(m36 - m_resc).max() / np.abs(m36).max())
     ok = worst <= 1 + 1e-12 and reach > 1 - 1e-12 and dev < 1e-10
-    return dict(measured=f"max change / (R_w Delta) = {worst:.4f} (random), {reach:.6f} (adversarial); Eq 36 vs rescaling {dev:.1g}",
-                tolerance="<= 1, attained; < 1e-10", passed=bool(ok))
+    return dict(
+        measured=f"max change / (R_w Delta) = {worst:.4f} (random), {reach:.6f} (adversarial); Eq "
+                 f"36 vs rescaling {dev:.1g}",
+        tolerance="<= 1, attained; < 1e-10",
+        passed=bool(ok),
+    )
 
 # %% ../nbs/41_dpgp_hyper.ipynb #450744c5
-def dirichlet_targets(labels, n_classes: int, alpha_eps: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
-    """Milios et al. 2018 as in seed 002, Eq 21 (typos fixed: alpha_i, not alpha_1, in the variance; sigma-tilde in the
-    mean): alpha = onehot + alpha_eps, s2 = log(1/alpha + 1), y-tilde = log(alpha) - s2/2. Returns (y-tilde, s2), (n, C)."""
+def dirichlet_targets(
+    labels, n_classes: int, alpha_eps: float = 0.01
+) -> tuple[np.ndarray, np.ndarray]:
+    """Milios et al. 2018 as in Honkela (2021), Eq 21 (typos fixed: alpha_i, not alpha_1, in the
+    variance; sigma-tilde in the mean): alpha = onehot + alpha_eps, s2 = log(1/alpha + 1),
+    y-tilde = log(alpha) - s2/2. Returns (y-tilde, s2), (n, C).
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        Class labels in {0, ..., n_classes - 1}.
+    n_classes : int
+        Number of classes C.
+    alpha_eps : float, default 0.01
+        Dirichlet prior concentration added to the one-hot counts.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (targets, noise variances), one column per class.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "labels must be a non-empty 1-D array of integers in [0, ...)".
+    """
     lab = np.asarray(labels)
     C = check_int(n_classes, "n_classes", low=2)
-    if lab.ndim != 1 or lab.size == 0 or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or lab.max() >= C:
+    if (
+        lab.ndim != 1
+        or lab.size == 0
+        or not np.issubdtype(lab.dtype, np.integer)
+        or lab.min() < 0
+        or lab.max() >= C
+    ):
         raise ValueError(f"labels must be a non-empty 1-D array of integers in [0, {C})")
     a_eps = check_in_range(alpha_eps, "alpha_eps", 0, 1, low_closed=False, high_closed=False)
     alpha = np.eye(C)[lab] + a_eps
     s2 = np.log(1 / alpha + 1)
     return np.log(alpha) - s2 / 2, s2
 
+# %% ../nbs/41_dpgp_hyper.ipynb #495c84a9
+def dp_dirichlet_gp_classifier(
+    X,
+    labels,
+    Z,
+    n_classes: int,
+    epsilon: float,
+    delta: float,
+    alpha_eps: float = 0.01,
+    lengthscale: float = 1.0,
+    rng=None,
+):
+    """One heteroscedastic DP-GP per class on the Dirichlet targets (Honkela (2021), Sec 5). Each
+    class release is (epsilon/C, delta/C)-DP under SUBSTITUTE (one substituted entry changes
+    every class), so the whole is (epsilon, delta)-DP by basic composition. The targets take two
+    known values per class, so R_y and R_w are public: R_y = max |y-tilde - offset| with the
+    public offset = midpoint of the two target values (the GP prior mean), R_w = 1 / log(1/(1 +
+    alpha_eps) + 1). Returns a predict_proba function and the spend.
 
-def dp_dirichlet_gp_classifier(X, labels, Z, n_classes: int, epsilon: float, delta: float, alpha_eps: float = 0.01,
-                               lengthscale: float = 1.0, rng=None):
-    """One heteroscedastic DP-GP per class on the Dirichlet targets (seed 002, Sec 5). Each class release is
-    (epsilon/C, delta/C)-DP under SUBSTITUTE (one substituted entry changes every class), so the whole is
-    (epsilon, delta)-DP by basic composition. The targets take two known values per class, so R_y and R_w are public:
-    R_y = max |y-tilde - offset| with the public offset = midpoint of the two target values (the GP prior mean),
-    R_w = 1 / log(1/(1 + alpha_eps) + 1). Returns a predict_proba function and the spend."""
+    Parameters
+    ----------
+    X : array_like of shape (n, D) or (n,)
+        Inputs.
+    labels : array_like of int, shape (n,)
+        Class labels in {0, ..., n_classes - 1}.
+    Z : array_like of shape (|Z|, D)
+        Inducing inputs (public).
+    n_classes : int
+        Number of classes C.
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    alpha_eps : float, default 0.01
+        Dirichlet prior concentration added to the one-hot counts.
+    lengthscale : float, default 1.0
+        Kernel lengthscale.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    tuple
+        (predict_proba, spend): a function of new inputs, and the total spend.
+    """
     from dplit.core import compose
     yt, s2 = dirichlet_targets(labels, n_classes, alpha_eps)
-    offset = (yt.max() + yt.min()) / 2          # public: the midpoint of the two possible target values
+    offset = (yt.max() + yt.min()) / 2  # public: the midpoint of the two possible target values
     yt = yt - offset
     R_y = float(np.abs(yt).max())
     R_w = 1.0 / math.log(1 / (1 + alpha_eps) + 1)
-    eps_c, delta_c = check_epsilon(epsilon) / n_classes, check_delta(delta, positive=True) / n_classes
+    eps_c, delta_c = (
+        check_epsilon(epsilon) / n_classes,
+        check_delta(delta, positive=True) / n_classes,
+    )
     g = as_rng(rng)
-    fits = [dpgp_inference_heteroscedastic(X, yt[:, k], s2[:, k], Z, eps_c, delta_c, R_w, lengthscale, R_y=R_y, rng=g)
-            for k in range(n_classes)]
+    fits = [
+        dpgp_inference_heteroscedastic(
+            X, yt[:, k], s2[:, k], Z, eps_c, delta_c, R_w, lengthscale, R_y=R_y, rng=g
+        )
+        for k in range(n_classes)
+    ]
     spend = compose([f.spend for f in fits], mechanism="dirichlet dp-gp classifier")
 
     def predict_proba(Xnew):
@@ -483,23 +1129,59 @@ def dp_dirichlet_gp_classifier(X, labels, Z, n_classes: int, epsilon: float, del
     return predict_proba, spend
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5b62b22c
-@register_benchmark("dpgp", "DP-GP: Fig 2 run (40 repeats x 48 scenarios), Fig 3 run (100 repeats x 4 eps), one inference |Z|=100, N=1e5; "
-                            "baseline: the paper's laptop times (< 30 s, ~10 min)")
+@register_benchmark(
+    "dpgp",
+    "DP-GP: Fig 2 run (40 repeats x 48 scenarios), Fig 3 run (100 repeats x 4 eps), one inference "
+    "|Z|=100, N=1e5; "
+    "baseline: the paper's laptop times (< 30 s, ~10 min)",
+)
 def bench_dpgp(full: bool = False) -> dict:
-    "Paper-size runs with full=True; reduced Fig 3 (10 repeats, time scaled x10) otherwise."
+    """Paper-size runs with full=True; reduced Fig 3 (10 repeats, time scaled x10) otherwise.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+
+    Returns
+    -------
+    BenchRecord
+        The decorator turns the function's dict (table, numbers) into a record.
+    """
     t_fig2 = math.inf
-    for rep in range(3):                      # best of 3: the machine is shared, the minimum is the least disturbed
-        t0 = time.perf_counter(); calibration_experiment(n_repeats=40, rng=rep); t_fig2 = min(t_fig2, time.perf_counter() - t0)
+    for rep in range(3):  # best of 3: the machine is shared, the minimum is the least disturbed
+        t0 = time.perf_counter()
+        calibration_experiment(n_repeats=40, rng=rep)
+        t_fig2 = min(t_fig2, time.perf_counter() - t0)
     reps = 100 if full else 10
-    t0 = time.perf_counter(); hyperparameter_experiment(n_repeats=reps, rng=0); t_fig3 = (time.perf_counter() - t0) * 100 / reps
+    t0 = time.perf_counter()
+    hyperparameter_experiment(n_repeats=reps, rng=0)
+    t_fig3 = (time.perf_counter() - t0) * 100 / reps
     g = np.random.default_rng(0)
-    X = g.uniform(-4, 4, 100_000); y = np.clip(np.sinc(2 * X / np.pi) + 0.1 * g.normal(size=X.size), -1.5, 1.5)
-    t0 = time.perf_counter(); dpgp_inference(X, y, np.linspace(-4, 4, 100), 0.1, 1.0, 1e-4, R_y=1.5, rng=0); t_inf = time.perf_counter() - t0
-    rows = [("Fig 2 run (40 x 48), best of 3", t_fig2, 30.0, 3.0), (f"Fig 3 run (100 x 4 eps){'' if full else ' [10 reps x10]'}", t_fig3, 600.0, 60.0)]
+    X = g.uniform(-4, 4, 100_000)
+    y = np.clip(np.sinc(2 * X / np.pi) + 0.1 * g.normal(size=X.size), -1.5, 1.5)
+    t0 = time.perf_counter()
+    dpgp_inference(X, y, np.linspace(-4, 4, 100), 0.1, 1.0, 1e-4, R_y=1.5, rng=0)
+    t_inf = time.perf_counter() - t0
+    rows = [
+        ("Fig 2 run (40 x 48), best of 3", t_fig2, 30.0, 3.0),
+        (f"Fig 3 run (100 x 4 eps){'' if full else ' [10 reps x10]'}", t_fig3, 600.0, 60.0),
+    ]
     lines = [f"{'run':<36}{'ours (s)':>10}{'paper (s)':>11}{'ratio':>9}{'goal (s)':>10}"]
     lines += [f"{n:<36}{t:>10.2f}{b:>11.0f}{b / t:>8.0f}x{gl:>10.0f}" for n, t, b, gl in rows]
     lines.append(f"{'one inference |Z|=100, N=1e5':<36}{t_inf:>10.2f}{'-':>11}{'':>9}{'':>10}")
-    lines.append("paper: 'less than 30 seconds' (Fig 2) and 'approximately 10 minutes' (Fig 3) on a modern laptop CPU; the "
-                 "paper's numbers are bounds/approximations, measured on other hardware")
-    return dict(table="\n".join(lines), numbers=dict(fig2_s=t_fig2, fig3_s=t_fig3, inference_s=t_inf,
-                                                     fig2_ratio=30.0 / t_fig2, fig3_ratio=600.0 / t_fig3))
+    lines.append(
+        "paper: 'less than 30 seconds' (Fig 2) and 'approximately 10 minutes' (Fig 3) on a modern "
+        "laptop CPU; the "
+        "paper's numbers are bounds/approximations, measured on other hardware"
+    )
+    return dict(
+        table="\n".join(lines),
+        numbers=dict(
+            fig2_s=t_fig2,
+            fig3_s=t_fig3,
+            inference_s=t_inf,
+            fig2_ratio=30.0 / t_fig2,
+            fig3_ratio=600.0 / t_fig3,
+        ),
+    )

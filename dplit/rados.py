@@ -22,45 +22,142 @@ __all__ = ['check_signatures', 'edge_vectors', 'sample_signatures', 'rados_from_
 
 # %% ../nbs/30_rados.ipynb #b0ec8eee
 def check_signatures(sigma, m: int, name: str = "sigma") -> np.ndarray:
-    "Signatures as an (n, m) int8 array of +-1 (a single signature may be given as a vector)."
+    """Validate signatures and return them as an (n, m) int8 array of +-1.
+
+    Parameters
+    ----------
+    sigma : array_like of shape (n, m) or (m,)
+        Signatures, one per row; a single signature may be given as a vector.
+    m : int
+        The sample size: every signature has one sign per example.
+    name : str, default "sigma"
+        The parameter name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures.
+
+    Raises
+    ------
+    ValueError
+        If `sigma` has the wrong number of columns or an entry other than -1 and +1.
+    """
     s = check_array(np.atleast_2d(sigma), name, ndim=2)
     if s.shape[1] != m:
-        raise ValueError(f"{name} must have m = {m} columns (one sign per example), got {s.shape[1]}")
+        raise ValueError(
+            f"{name} must have m = {m} columns (one sign per example), got {s.shape[1]}"
+        )
     if not np.all(np.abs(s) == 1):
         raise ValueError(f"{name} must contain only -1 and +1")
     return s.astype(np.int8)
 
-
+# %% ../nbs/30_rados.ipynb #da189e98
 def edge_vectors(X, y) -> np.ndarray:
-    "Edge vectors e_i = y_i x_i, one per row (labels in {-1, 1}, or {0, 1} mapped to {-1, 1})."
+    """Edge vectors e_i = y_i x_i, one per row.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}, mapped to {-1, 1}).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        Row i is y_i x_i.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     return check_binary_labels(y)[:, None] * X
 
 
 def sample_signatures(m: int, n: int, rng=None) -> np.ndarray:
-    "`n` signatures drawn i.i.d. uniformly in Sigma_m (i.i.d. Rademacher signs), as an (n, m) int8 array."
+    """Draw `n` signatures i.i.d. uniformly in Sigma_m (i.i.d. Rademacher signs).
+
+    Parameters
+    ----------
+    m : int
+        Sample size (length of a signature), at least 1.
+    n : int
+        Number of signatures, at least 1.
+    rng : numpy.random.Generator, int or None
+        Source of randomness (a seed gives reproducible draws).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures, entries in {-1, +1}.
+    """
     m, n = check_int(m, "m", low=1), check_int(n, "n", low=1)
     return (2 * as_rng(rng).integers(0, 2, size=(n, m), dtype=np.int8) - 1).astype(np.int8)
 
-
+# %% ../nbs/30_rados.ipynb #e0d036ee
 def rados_from_masks(E: np.ndarray, masks: np.ndarray, chunk: int = 512) -> np.ndarray:
-    "Rados sum_i b_i e_i for 0/1 support masks b (rows of `masks`), computed in chunks of rows."
+    """Rados sum_i b_i e_i for 0/1 support masks b, computed `chunk` rows at a time.
+
+    Parameters
+    ----------
+    E : numpy.ndarray of shape (m, d)
+        Edge vectors, one per row.
+    masks : numpy.ndarray of shape (n, m)
+        Support masks b in {0, 1}, one per row.
+    chunk : int, default 512
+        Number of masks multiplied at once (bounds the memory used).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        Row j is the rado sum_i masks[j, i] e_i.
+    """
     out = np.empty((masks.shape[0], E.shape[1]))
     for s in range(0, masks.shape[0], chunk):
         out[s:s + chunk] = masks[s:s + chunk].astype(float) @ E
     return out
 
-
+# %% ../nbs/30_rados.ipynb #1fd1dbb7
 def rados(X, y, sigma) -> np.ndarray:
-    "Rademacher observations pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i (Def. 1) for each row of `sigma`: an (n, d) array."
+    """Rademacher observations pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i (Definition 1).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    sigma : array_like of shape (n, m) or (m,)
+        Signatures in {-1, +1}, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        One rado per signature.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
     s = check_signatures(sigma, X.shape[0])
     return rados_from_masks(y[:, None] * X, s == y[None, :].astype(np.int8))
 
-
+# %% ../nbs/30_rados.ipynb #e3e5eb9d
 def random_rados(X, y, n: int, rng=None) -> np.ndarray:
-    "`n` rados with i.i.d. uniform signatures in Sigma_m."
+    """Draw `n` rados with i.i.d. uniform signatures in Sigma_m.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    n : int
+        Number of rados.
+    rng : numpy.random.Generator, int or None
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The rados.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     return rados(X, y, sample_signatures(X.shape[0], n, rng))
 
@@ -73,38 +170,132 @@ def _theta(theta, d: int) -> np.ndarray:
 
 
 def logistic_loss(X, y, theta) -> float:
-    "F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta^T x_i)) (Eq. 1), computed stably."
+    """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta^T x_i)) (Eq. 1), computed stably.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        F_log(S, theta).
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.mean(np.logaddexp(0.0, -u)))
 
-
+# %% ../nbs/30_rados.ipynb #abd3b954
 def log_rado_exp_risk(R, theta) -> float:
-    "log F^r_exp(S, theta, U) = log((1/n) sum_sigma exp(-theta^T pi_sigma)) (Eq. 2) for rados in the rows of R."
+    """log F^r_exp(S, theta, U) = log((1/n) sum_sigma exp(-theta^T pi_sigma)) (Eq. 2).
+
+    The rados of U are the rows of `R`; computed as a log-sum-exp.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        log F^r_exp(S, theta, U).
+    """
     R = check_array(R, "R", ndim=2)
     return float(special.logsumexp(-(R @ _theta(theta, R.shape[1]))) - math.log(R.shape[0]))
 
-
+# %% ../nbs/30_rados.ipynb #207996ec
 def rado_exp_risk(R, theta) -> float:
-    "The exponential rado-risk F^r_exp(S, theta, U) (Eq. 2); may overflow to inf, prefer `log_rado_exp_risk`."
+    """The exponential rado-risk F^r_exp(S, theta, U) (Eq. 2).
+
+    May overflow to inf; prefer `log_rado_exp_risk`.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        F^r_exp(S, theta, U).
+    """
     return math.exp(log_rado_exp_risk(R, theta))
 
-
+# %% ../nbs/30_rados.ipynb #94fac2d8
 def rado_log_risk(R, theta, m: int) -> float:
-    "The logistic rado-risk F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U) (Eq. 4); m is the sample size."
+    """The logistic rado-risk F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U) (Eq. 4).
+
+    `m` is the sample size.
+
+    Parameters
+    ----------
+    R : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        A linear classifier.
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    float
+        F^r_log(S, theta, U).
+    """
     return math.log(2.0) + log_rado_exp_risk(R, theta) / check_int(m, "m", low=1)
 
 # %% ../nbs/30_rados.ipynb #c95fa300
 def log_rado_exp_risk_all(X, y, theta) -> float:
-    "log F^r_exp(S, theta, Sigma_m) over all 2^m rados via the product form of Lemma 2: sum_i log(1 + e^{-u_i}) - m log 2."
+    """log F^r_exp(S, theta, Sigma_m) over all 2^m rados, via the product form of Lemma 2.
+
+    Equals sum_i log(1 + e^{-u_i}) - m log 2 with margins u_i = y_i theta^T x_i.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        log F^r_exp(S, theta, Sigma_m).
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     return float(np.sum(np.logaddexp(0.0, -u)) - X.shape[0] * math.log(2.0))
 
-
+# %% ../nbs/30_rados.ipynb #85733b28
 def rado_exp_cv2(X, y, theta) -> float:
-    """Squared coefficient of variation of exp(-theta^T pi_sigma) for uniform sigma, exactly:
-    prod_i (1 + e^{-2u_i}) * 2^m / prod_i (1 + e^{-u_i})^2 - 1, evaluated in log-space."""
+    """Squared coefficient of variation of exp(-theta^T pi_sigma) for uniform sigma, exactly: prod_i
+    (1 + e^{-2u_i}) * 2^m / prod_i (1 + e^{-u_i})^2 - 1, evaluated in log-space.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        The squared coefficient of variation c^2.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     u = check_binary_labels(y) * (X @ _theta(theta, X.shape[1]))
     log_ratio = np.sum(np.logaddexp(0.0, -2 * u) + math.log(2.0) - 2 * np.logaddexp(0.0, -u))
@@ -112,24 +303,69 @@ def rado_exp_cv2(X, y, theta) -> float:
 
 # %% ../nbs/30_rados.ipynb #bf9f7d97
 def g_matrix(m: int) -> np.ndarray:
-    "G_m in {0,1}^{m x 2^m} (seed 003, Eq. 20): G_1 = [0 1], G_m = [[0...0 1...1], [G_{m-1} G_{m-1}]]."
+    """G_m in {0,1}^{m x 2^m} (Nock, Patrini & Friedman (2015), Eq. 20).
+
+    G_1 = [0 1] and G_m = [[0...0 1...1], [G_{m-1} G_{m-1}]].
+
+    Parameters
+    ----------
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, 2^m), dtype int8
+        G_m.
+    """
     m = check_int(m, "m", low=1, high=24)
     G = np.array([[0, 1]], dtype=np.int8)
     for _ in range(m - 1):
         h = G.shape[1]
-        G = np.vstack([np.r_[np.zeros(h, np.int8), np.ones(h, np.int8)][None, :], np.hstack([G, G])])
+        G = np.vstack(
+            [np.r_[np.zeros(h, np.int8), np.ones(h, np.int8)][None, :], np.hstack([G, G])]
+        )
     return G
 
-
+# %% ../nbs/30_rados.ipynb #2c8fd56d
 def all_signatures(y) -> np.ndarray:
-    "All 2^m signatures of Sigma_m, one per row, ordered as the columns of G_m (sigma_i = y_i where G_m is 1)."
+    """All 2^m signatures of Sigma_m, one per row, ordered as the columns of G_m.
+
+    sigma_i = y_i exactly where the column of G_m is 1.
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+
+    Returns
+    -------
+    numpy.ndarray of shape (2^m, m), dtype int8
+        The signatures.
+    """
     y = check_binary_labels(y).astype(np.int8)
     G = g_matrix(len(y))
     return np.where(G.T == 1, y[None, :], -y[None, :]).astype(np.int8)
 
-
+# %% ../nbs/30_rados.ipynb #ce630551
 def lemma2_enumeration_error(X, y, theta) -> float:
-    "Relative error between F_log(S, theta) and log 2 + (1/m) log F^r_exp(S, theta, Sigma_m) with all 2^m rados enumerated."
+    """Relative error between F_log(S, theta) and log 2 + (1/m) log F^r_exp(S, theta, Sigma_m).
+
+    All 2^m rados are enumerated from Definition 1 as written.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        The examples, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, 1} (or {0, 1}).
+    theta : array_like of shape (d,)
+        A linear classifier.
+
+    Returns
+    -------
+    float
+        The relative error.
+    """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
     sig = all_signatures(y)
@@ -138,19 +374,58 @@ def lemma2_enumeration_error(X, y, theta) -> float:
     direct = logistic_loss(X, y, theta)
     return abs(via_rados - direct) / abs(direct)
 
-
+# %% ../nbs/30_rados.ipynb #06d0bf59
 def random_instance(m: int, d: int, rng, margin_scale: float = 1.0):
-    "A random sample (X, y) and classifier theta with margins of order `margin_scale` (some of them negative)."
+    """A random sample (X, y) and classifier theta.
+
+    The margins are of order `margin_scale`, some of them negative.
+
+    Parameters
+    ----------
+    m : int
+        Sample size (number of examples).
+    d : int
+        Dimension.
+    rng : numpy.random.Generator, int or None
+        Source of randomness; an int seed gives reproducible output.
+    margin_scale : float, default 1.0
+        Root-mean-square margin of theta on the sample.
+
+    Returns
+    -------
+    tuple
+        (X, y, theta).
+    """
     X = rng.normal(size=(m, d)) * rng.uniform(0.5, 3.0, size=d)
     y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
     theta = rng.normal(size=d)
     theta *= margin_scale / np.sqrt(np.mean((X @ theta) ** 2))
     return X, y, theta
 
-
-@register_check("rado_logloss_identity", "F_log(S,theta) = log 2 + (1/m) log F^r_exp(S,theta,Sigma_m), all 2^m rados enumerated (m <= 16)",
-                source="seed 003, Lemma 2")
+# %% ../nbs/30_rados.ipynb #2f394436
+@register_check(
+    "rado_logloss_identity",
+    "F_log(S,theta) = log 2 + (1/m) log F^r_exp(S,theta,Sigma_m), "
+    "all 2^m rados enumerated (m <= 16)",
+    source="Nock, Patrini & Friedman (2015), Lemma 2",
+)
 def verify_rado_logloss_identity(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_logloss_identity`: F_log(S,theta) = log 2 + (1/m) log
+    F^r_exp(S,theta,Sigma_m), all 2^m rados enumerated (m <= 16).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     reps = 5 if full else 1
     worst, cases = 0.0, 0
@@ -160,19 +435,52 @@ def verify_rado_logloss_identity(full: bool = False, rng=None) -> dict:
                 X, y, th = random_instance(m, int(rng.integers(1, 6)), rng, scale)
                 worst = max(worst, lemma2_enumeration_error(X, y, th))
                 cases += 1
-    return dict(measured=f"max relative error {worst:.2e} over {cases} random (S, theta), m = 1..16",
-                tolerance="<= 1e-12", passed=worst <= 1e-12)
+    return dict(
+        measured=f"max relative error {worst:.2e} over {cases} random (S, theta), m = 1..16",
+        tolerance="<= 1e-12",
+        passed=worst <= 1e-12,
+    )
 
 # %% ../nbs/30_rados.ipynb #8c69bc1a
-def rado_gap_experiment(m: int = 200, d: int = 5, ns=(10, 30, 100, 300, 1000, 3000), reps: int = 200, cv: float = 1.0, rng=None) -> dict:
-    """Gap F_log(S,theta) - F^r_log(S,theta,U) for `reps` random sets U of each size n in `ns`, on a random sample with
-    theta scaled so that exp(-theta^T pi_sigma) has coefficient of variation `cv`. Returns the gaps and the exact c."""
+def rado_gap_experiment(
+    m: int = 200,
+    d: int = 5,
+    ns=(10, 30, 100, 300, 1000, 3000),
+    reps: int = 200,
+    cv: float = 1.0,
+    rng=None,
+) -> dict:
+    """Gap F_log(S,theta) - F^r_log(S,theta,U) for `reps` random sets U of each size n in `ns`.
+
+    The sample is random, with theta scaled so that exp(-theta^T pi_sigma) has coefficient of
+    variation `cv`. Returns the gaps and the exact c.
+
+    Parameters
+    ----------
+    m : int, default 200
+        Sample size (number of examples).
+    d : int, default 5
+        Dimension.
+    ns : sequence of int, default (10, 30, 100, 300, 1000, 3000)
+        Sizes n of the random rado sets.
+    reps : int, default 200
+        Number of random rado sets per size.
+    cv : float, default 1.0
+        Target coefficient of variation of exp(-theta^T pi_sigma).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    dict
+        `gaps` and `zbar` (arrays per n), the sample, theta, the exact c, m and reps.
+    """
     from scipy import optimize
     rng = as_rng(rng)
     X, y, th = random_instance(m, d, rng)
     scale = optimize.brentq(lambda a: rado_exp_cv2(X, y, a * th) - cv ** 2, 1e-6, 1e3)
     th = scale * th
-    u = y * (X @ th)                                   # margins; theta^T pi_sigma = sum of margins over the support
+    u = y * (X @ th)  # margins; theta^T pi_sigma = sum of margins over the support
     log_full = log_rado_exp_risk_all(X, y, th)
     gaps, zbar = {}, {}
     for n in ns:
@@ -183,29 +491,77 @@ def rado_gap_experiment(m: int = 200, d: int = 5, ns=(10, 30, 100, 300, 1000, 30
             lzbar = special.logsumexp(lz) - math.log(n)
             g[r], zb[r] = -lzbar / m, math.exp(lzbar)
         gaps[n], zbar[n] = g, zb
-    return dict(X=X, y=y, theta=th, c=math.sqrt(rado_exp_cv2(X, y, th)), gaps=gaps, zbar=zbar, m=m, reps=reps)
+    return dict(
+        X=X,
+        y=y,
+        theta=th,
+        c=math.sqrt(rado_exp_cv2(X, y, th)),
+        gaps=gaps,
+        zbar=zbar,
+        m=m,
+        reps=reps,
+    )
 
-
+# %% ../nbs/30_rados.ipynb #3344885c
 def plot_rado_gap(res):
-    "Figure: measured 95% quantile and standard deviation of the gap against n, with the CLT and delta-method predictions."
+    """Figure: measured 95% quantile and standard deviation of the gap against n.
+
+    The CLT and delta-method predictions are drawn next to them.
+
+    Parameters
+    ----------
+    res : dict
+        The output of the matching experiment function.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed, for display).
+    """
     import matplotlib.pyplot as plt
     ns = np.array(sorted(res["gaps"])); m, c = res["m"], res["c"]
     q95 = np.array([np.quantile(res["gaps"][n], 0.95) for n in ns])
     sd = np.array([res["gaps"][n].std(ddof=1) for n in ns])
     fig, ax = plt.subplots(figsize=(6.4, 4))
     ax.loglog(ns, q95, "o-", label="95% quantile of the gap (measured)")
-    ax.loglog(ns, stats.norm.ppf(0.95) * c / (m * np.sqrt(ns)), "k--", label=r"CLT: $z_{0.95}\,c/(m\sqrt{n})$")
+    ax.loglog(
+        ns,
+        stats.norm.ppf(0.95) * c / (m * np.sqrt(ns)),
+        "k--",
+        label=r"CLT: $z_{0.95}\,c/(m\sqrt{n})$",
+    )
     ax.loglog(ns, sd, "s-", label="standard deviation of the gap (measured)")
     ax.loglog(ns, c / (m * np.sqrt(ns)), "k:", label=r"CLT: $c/(m\sqrt{n})$")
-    ax.set_xlabel("number of random rados n"); ax.set_ylabel(r"$F_{\log}(S,\theta) - F^r_{\log}(S,\theta,U)$")
+    ax.set_xlabel("number of random rados n")
+    ax.set_ylabel(r"$F_{\log}(S,\theta) - F^r_{\log}(S,\theta,U)$")
     ax.set_title(f"m = {m} examples, $2^{{{m}}}$ rados in all, c = {c:.2f}"); ax.legend(fontsize=8)
     plt.close(fig)
     return fig
 
-
-@register_check("rado_subset_gap", "random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the gap F_log - F^r_log(U) shrinks as 1/sqrt(n)",
-                source="seed 003, Theorem 3 (Sigma_r = Sigma_m)")
+# %% ../nbs/30_rados.ipynb #0006a6ef
+@register_check(
+    "rado_subset_gap",
+    "random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the gap F_log - F^r_log(U) "
+    "shrinks as 1/sqrt(n)",
+    source="Nock, Patrini & Friedman (2015), Theorem 3 (Sigma_r = Sigma_m)",
+)
 def verify_rado_subset_gap(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_subset_gap`: random rados: E[F^r_exp(U)] = F^r_exp(Sigma_m) and the
+    gap F_log - F^r_log(U) shrinks as 1/sqrt(n).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     reps = 800 if full else 200
     res = rado_gap_experiment(reps=reps, rng=rng)
     c, ns = res["c"], sorted(res["gaps"])
@@ -213,34 +569,108 @@ def verify_rado_subset_gap(full: bool = False, rng=None) -> dict:
     big = [n for n in ns if 300 <= n <= 3000]
     slope = np.polyfit(np.log(big), np.log([res["gaps"][n].std(ddof=1) for n in big]), 1)[0]
     zcrit = stats.norm.ppf(1 - 1e-3 / 2)
-    return dict(figure=plot_rado_gap(res), measured=f"max |z| of mean(Zbar)-1 = {max(z):.2f} over n in {ns}; sd(gap) slope in log n = {slope:.3f}",
-                tolerance=f"|z| <= {zcrit:.2f} (two-sided 1e-3); slope in [-0.6, -0.4]",
-                passed=max(z) <= zcrit and -0.6 <= slope <= -0.4)
+    return dict(
+        figure=plot_rado_gap(res),
+        measured=f"max |z| of mean(Zbar)-1 = {max(z):.2f} over n in {ns}; "
+        f"sd(gap) slope in log n = {slope:.3f}",
+        tolerance=f"|z| <= {zcrit:.2f} (two-sided 1e-3); slope in [-0.6, -0.4]",
+        passed=max(z) <= zcrit and -0.6 <= slope <= -0.4,
+    )
 
 # %% ../nbs/30_rados.ipynb #26bb09a7
 def support_matrix(U_idx, m: int) -> np.ndarray:
-    "A = G_m U in {0,1}^{m x n}: column j is the support indicator of the rado with index U_idx[j] (a column of G_m)."
+    """A = G_m U in {0,1}^{m x n}.
+
+    Column j is the support indicator of the rado with index U_idx[j] (a column of G_m).
+
+    Parameters
+    ----------
+    U_idx : array_like of int
+        Indices of the selected rados (columns of G_m), in [0, 2^m).
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, n)
+        A = G_m U, as floats.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "U_idx must be a non-empty vector of column indices in [0, 2^m), got ...".
+    """
     m = check_int(m, "m", low=1, high=24)
     idx = np.asarray(U_idx, dtype=np.int64)
     if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= 2 ** m:
-        raise ValueError(f"U_idx must be a non-empty vector of column indices in [0, 2^m), got {idx!r}")
+        raise ValueError(
+            f"U_idx must be a non-empty vector of column indices in [0, 2^m), got {idx!r}"
+        )
     return ((idx[None, :] >> (m - 1 - np.arange(m))[:, None]) & 1).astype(float)
 
-
+# %% ../nbs/30_rados.ipynb #e87da90e
 def recover_edges(Pi, U_idx, m: int) -> np.ndarray:
-    "Lemma 9(a): E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}; raises if G_m U has rank < m (not recoverable)."
+    """Lemma 9(a): E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}.
+
+    Raises ValueError if G_m U has rank < m (not recoverable).
+
+    Parameters
+    ----------
+    Pi : array_like of shape (d, n)
+        The rados as columns.
+    U_idx : array_like of int
+        Indices of the selected rados (columns of G_m), in [0, 2^m).
+    m : int
+        Sample size (number of examples).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d, m)
+        The edge vectors E as columns.
+
+    Raises
+    ------
+    ValueError
+        On invalid input: "Pi must have one column per rado index, got ... columns and ... indices";
+        "edge vectors are not recoverable: G_m U has rank ... < m = ...".
+    """
     Pi = check_array(Pi, "Pi", ndim=2)
     A = support_matrix(U_idx, m)
     if Pi.shape[1] != A.shape[1]:
-        raise ValueError(f"Pi must have one column per rado index, got {Pi.shape[1]} columns and {A.shape[1]} indices")
+        raise ValueError(
+            f"Pi must have one column per rado index, got {Pi.shape[1]} columns "
+            f"and {A.shape[1]} indices"
+        )
     if np.linalg.matrix_rank(A) < m:
-        raise ValueError(f"edge vectors are not recoverable: G_m U has rank {np.linalg.matrix_rank(A)} < m = {m}")
+        raise ValueError(
+            f"edge vectors are not recoverable: G_m U has rank {np.linalg.matrix_rank(A)} < m = {m}"
+        )
     return Pi @ A.T @ np.linalg.inv(A @ A.T)
 
-
-@register_check("rado_edge_recovery", "Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when rank G_m U = m; a second E' with the same rados when n < m",
-                source="seed 003, Lemma 9")
+# %% ../nbs/30_rados.ipynb #d1a4d733
+@register_check(
+    "rado_edge_recovery",
+    "Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when rank G_m U = m; "
+    "a second E' with the same rados when n < m",
+    source="Nock, Patrini & Friedman (2015), Lemma 9",
+)
 def verify_rado_edge_recovery(full: bool = False, rng=None) -> dict:
+    """Registered check `rado_edge_recovery`: Lemma 9: E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1} when
+    rank G_m U = m; a second E' with the same rados when n < m.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the full-size version instead of the quick default.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness; an int seed gives reproducible output.
+
+    Returns
+    -------
+    VerifyRecord
+        The decorator turns the function's dict (measured, tolerance, passed[, figure])
+        into a record.
+    """
     rng = as_rng(rng)
     worst_a, worst_b, min_diff, cases = 0.0, 0.0, np.inf, 0
     for m in range(2, 11 if full else 9):
@@ -248,18 +678,27 @@ def verify_rado_edge_recovery(full: bool = False, rng=None) -> dict:
         for _ in range(5):
             d = int(rng.integers(1, 5))
             E = rng.normal(size=(d, m))
-            idx = rng.choice(2 ** m, size=min(2 ** m, m + int(rng.integers(0, 3 * m))), replace=False)
+            idx = rng.choice(2**m, size=min(2**m, m + int(rng.integers(0, 3 * m))), replace=False)
             A = G[:, idx].astype(float)                 # the literal G_m U
             if np.linalg.matrix_rank(A) == m:
                 Pi = E @ A
-                worst_a = max(worst_a, np.abs(recover_edges(Pi, idx, m) - E).max() / np.abs(E).max())
+                worst_a = max(
+                    worst_a, np.abs(recover_edges(Pi, idx, m) - E).max() / np.abs(E).max()
+                )
                 cases += 1
-            idx_b = 1 + rng.choice(2 ** m - 1, size=int(rng.integers(1, m)), replace=False)   # n < m, non-empty supports
+            idx_b = 1 + rng.choice(
+                2**m - 1, size=int(rng.integers(1, m)), replace=False
+            )  # n < m, non-empty supports
             Ab = G[:, idx_b].astype(float)
-            v = np.linalg.svd(Ab.T)[2][-1]               # v^T A = 0 (a right-singular vector of A^T beyond its rank)
+            v = np.linalg.svd(Ab.T)[2][
+                -1
+            ]  # v^T A = 0 (a right-singular vector of A^T beyond its rank)
             E2 = E + rng.normal(size=(d, 1)) * v[None, :]
             worst_b = max(worst_b, np.abs(E2 @ Ab - E @ Ab).max() / np.abs(E @ Ab).max())
             min_diff = min(min_diff, np.abs(E2 - E).max())
-    return dict(measured=f"(a) max rel. recovery error {worst_a:.1e} on {cases} cases; (b) same rados to {worst_b:.1e}, E' - E >= {min_diff:.2f}",
-                tolerance="(a) <= 1e-9; (b) rados equal to 1e-9 while E' != E (max diff > 1e-3)",
-                passed=worst_a <= 1e-9 and worst_b <= 1e-9 and min_diff > 1e-3)
+    return dict(
+        measured=f"(a) max rel. recovery error {worst_a:.1e} on {cases} cases; "
+        f"(b) same rados to {worst_b:.1e}, E' - E >= {min_diff:.2f}",
+        tolerance="(a) <= 1e-9; (b) rados equal to 1e-9 while E' != E (max diff > 1e-3)",
+        passed=worst_a <= 1e-9 and worst_b <= 1e-9 and min_diff > 1e-3,
+    )
