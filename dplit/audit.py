@@ -12,48 +12,149 @@ import numpy as np
 from scipy import stats
 
 from .core import as_rng, check_delta, check_epsilon, check_in_range, check_int, spawn_rngs
-from .mechanisms import analytic_gaussian_sigma, exponential_mechanism, gaussian_mechanism, laplace_mechanism
+from .mechanisms import analytic_gaussian_sigma, exponential_mechanism, gaussian_mechanism
+from .mechanisms import laplace_mechanism
 from .verify import register_check
 
 # %% auto #0
 __all__ = ['cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult', 'audit', 'primitive_audit_cases',
            'audit_primitive', 'verify_audit_harness']
 
-# %% ../nbs/03_audit.ipynb #1a1a95e9
+# %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):
     n = check_int(n, "n", low=1)
-    return check_int(k, "k", low=0, high=n), n, check_in_range(alpha, "alpha", 0, 1, low_closed=False, high_closed=False)
+    return (
+        check_int(k, "k", low=0, high=n),
+        n,
+        check_in_range(alpha, "alpha", 0, 1, low_closed=False, high_closed=False),
+    )
 
 
 def cp_lower(k: int, n: int, alpha: float) -> float:
-    "One-sided Clopper-Pearson lower bound at level alpha for a binomial proportion k/n."
+    """One-sided Clopper-Pearson lower bound at level alpha for a binomial proportion k/n.
+
+    Parameters
+    ----------
+    k : int
+        Successes.
+    n : int
+        Trials.
+    alpha : float
+        Error probability.
+
+    Returns
+    -------
+    float
+        The bound (0 when k = 0).
+    """
     k, n, alpha = _counts(k, n, alpha)
     return 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
 
-
+# %% ../nbs/03_audit.ipynb #b43dbd49
 def cp_upper(k: int, n: int, alpha: float) -> float:
-    "One-sided Clopper-Pearson upper bound at level alpha for a binomial proportion k/n."
+    """One-sided Clopper-Pearson upper bound at level alpha for a binomial proportion k/n.
+
+    Parameters
+    ----------
+    k : int
+        Successes.
+    n : int
+        Trials.
+    alpha : float
+        Error probability.
+
+    Returns
+    -------
+    float
+        The bound (1 when k = n).
+    """
     k, n, alpha = _counts(k, n, alpha)
     return 1.0 if k == n else float(stats.beta.ppf(1 - alpha, k + 1, n - k))
 
-
+# %% ../nbs/03_audit.ipynb #49cc877a
 def epsilon_lower_bound(k_hi, n_hi, k_lo, n_lo, delta: float = 0.0, alpha: float = 0.05) -> float:
-    "Lower confidence bound on epsilon from event counts: k_hi/n_hi on the dataset where the event is likelier, k_lo/n_lo on its neighbour."
+    """Lower confidence bound on epsilon from event counts on two neighbours.
+
+    Parameters
+    ----------
+    k_hi, n_hi : int
+        Event count and runs on the dataset where the event is likelier.
+    k_lo, n_lo : int
+        Event count and runs on its neighbour.
+    delta : float, default 0
+        The claimed delta.
+    alpha : float, default 0.05
+        Error probability (split over the two bounds).
+
+    Returns
+    -------
+    float
+        log((p_low - delta) / p_up), or 0 when that is not positive.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     delta = check_delta(delta)
     p_hi, p_lo = cp_lower(k_hi, n_hi, alpha / 2), cp_upper(k_lo, n_lo, alpha / 2)
     if p_hi - delta <= 0 or p_lo <= 0:
         return 0.0
     return max(0.0, math.log((p_hi - delta) / p_lo))
 
-
+# %% ../nbs/03_audit.ipynb #e6a1ce6e
 def delta_lower_bound(k_hi, n_hi, k_lo, n_lo, epsilon: float, alpha: float = 0.05) -> float:
-    "Lower confidence bound on delta at a given epsilon from the same counts."
-    return max(0.0, cp_lower(k_hi, n_hi, alpha / 2) - math.exp(check_epsilon(epsilon)) * cp_upper(k_lo, n_lo, alpha / 2))
+    """Lower confidence bound on delta at a given epsilon from the same counts.
 
-# %% ../nbs/03_audit.ipynb #c8836505
+    Parameters
+    ----------
+    k_hi, n_hi : int
+        Event count and runs on the dataset where the event is likelier.
+    k_lo, n_lo : int
+        Event count and runs on its neighbour.
+    epsilon : float
+        The claimed epsilon.
+    alpha : float, default 0.05
+        Error probability.
+
+    Returns
+    -------
+    float
+        max(0, p_low - e^epsilon p_up).
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
+    return max(
+        0.0,
+        cp_lower(k_hi, n_hi, alpha / 2)
+        - math.exp(check_epsilon(epsilon)) * cp_upper(k_lo, n_lo, alpha / 2),
+    )
+
+# %% ../nbs/03_audit.ipynb #11e45be1
 @dataclass
 class AuditResult:
-    "The outcome of one privacy audit."
+    """The outcome of one privacy audit.
+
+    Parameters
+    ----------
+    claimed_epsilon, claimed_delta : float
+        The guarantee under test.
+    epsilon_lower : float
+        Lower confidence bound on epsilon (at the claimed delta).
+    delta_lower : float
+        Lower confidence bound on delta (at the claimed epsilon).
+    event : str
+        The event chosen on the pilot run.
+    counts : tuple
+        Event counts on the two datasets.
+    n_trials : int
+        Runs per dataset.
+    confidence : float
+        Confidence level.
+    """
     claimed_epsilon: float
     claimed_delta: float
     epsilon_lower: float
@@ -65,16 +166,29 @@ class AuditResult:
 
     @property
     def passed(self) -> bool:
-        "True when the audit found no violation of the claim at the stated confidence."
-        return self.epsilon_lower <= self.claimed_epsilon + 1e-12 and self.delta_lower <= self.claimed_delta
+        """True when the audit found no violation of the claim at the stated confidence.
+
+        Returns
+        -------
+        bool
+            epsilon_lower <= claimed_epsilon (up to 1e-12) and delta_lower <= claimed_delta.
+        """
+        return (
+            self.epsilon_lower <= self.claimed_epsilon + 1e-12
+            and self.delta_lower <= self.claimed_delta
+        )
 
     def __str__(self):
         verdict = "consistent with the claim" if self.passed else "VIOLATION"
-        return (f"claimed ({self.claimed_epsilon:g}, {self.claimed_delta:g}); {self.confidence:.0%} lower bounds: "
-                f"eps >= {self.epsilon_lower:.3f}, delta >= {self.delta_lower:.3g} on event [{self.event}] "
-                f"with counts {self.counts} of {self.n_trials} per side: {verdict}")
+        return (
+            f"claimed ({self.claimed_epsilon:g}, {self.claimed_delta:g}); {self.confidence:.0%} "
+            "lower bounds: "
+            f"eps >= {self.epsilon_lower:.3f}, delta >= {self.delta_lower:.3g} on event "
+            f"[{self.event}] "
+            f"with counts {self.counts} of {self.n_trials} per side: {verdict}"
+        )
 
-
+# %% ../nbs/03_audit.ipynb #e1532d5b
 def _draw(mechanism, data, n, rng, vectorized, statistic, n_jobs, progress, label):
     if vectorized:
         out = mechanism(data, rng, n)
@@ -87,18 +201,26 @@ def _draw(mechanism, data, n, rng, vectorized, statistic, n_jobs, progress, labe
     rngs = spawn_rngs(rng, chunks)
     from tqdm.auto import tqdm
     if n_jobs == 1:
-        res = [run(m, g) for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False)]
+        res = [
+            run(m, g)
+            for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False)
+        ]
     else:
         from joblib import Parallel, delayed
-        res = Parallel(n_jobs=n_jobs)(delayed(run)(m, g) for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False))
+
+        res = Parallel(n_jobs=n_jobs)(
+            delayed(run)(m, g)
+            for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False)
+        )
     flat = [s for r in res for s in r]
     try:
         return np.asarray(flat)
     except ValueError:  # ragged hashables such as tuples of different lengths
-        arr = np.empty(len(flat), dtype=object); arr[:] = flat
+        arr = np.empty(len(flat), dtype=object)
+        arr[:] = flat
         return arr
 
-
+# %% ../nbs/03_audit.ipynb #91e5d3b0
 def _event_counts(s0, s1, kind):
     "For every candidate event: (description, count on side 0, count on side 1)."
     if kind == "threshold":
@@ -110,12 +232,18 @@ def _event_counts(s0, s1, kind):
         descs = [f"s <= {t:.6g}" for t in ts] + [f"s > {t:.6g}" for t in ts]
         return descs, np.concatenate([le0, len(a) - le0]), np.concatenate([le1, len(b) - le1]), ts
     if kind == "discrete":
-        keys = [k if not isinstance(k, np.ndarray) else tuple(k.tolist()) for k in list(s0) + list(s1)]
+        keys = [
+            k if not isinstance(k, np.ndarray) else tuple(k.tolist()) for k in list(s0) + list(s1)
+        ]
         vals = {}
         codes = np.array([vals.setdefault(k, len(vals)) for k in keys])
-        c0, c1 = np.bincount(codes[: len(s0)], minlength=len(vals)), np.bincount(codes[len(s0):], minlength=len(vals))
+        c0, c1 = (
+            np.bincount(codes[: len(s0)], minlength=len(vals)),
+            np.bincount(codes[len(s0) :], minlength=len(vals)),
+        )
         inv = list(vals)
-        descs = [f"s == {v!r}" for v in inv] + [f"s != {v!r}" for v in inv]
+        vals = [v.item() if isinstance(v, np.generic) else v for v in inv]  # plain ints in the text
+        descs = [f"s == {v!r}" for v in vals] + [f"s != {v!r}" for v in vals]
         return descs, np.concatenate([c0, len(s0) - c0]), np.concatenate([c1, len(s1) - c1]), inv
     raise ValueError(f"kind must be 'threshold' or 'discrete', got {kind!r}")
 
@@ -130,70 +258,234 @@ def _indicator(desc_idx, s, kind, support):
     ind = np.array([(k if not isinstance(k, np.ndarray) else tuple(k.tolist())) == key for k in s])
     return ~ind if neg else ind
 
+# %% ../nbs/03_audit.ipynb #958df48f
+def audit(
+    mechanism,
+    d0,
+    d1,
+    *,
+    epsilon,
+    delta: float = 0.0,
+    n_trials: int = 200_000,
+    pilot_trials: int | None = None,
+    statistic=None,
+    kind: str = "threshold",
+    vectorized: bool = False,
+    rng=None,
+    confidence: float = 0.95,
+    n_jobs: int = 1,
+    progress: bool = False,
+) -> AuditResult:
+    """Empirical privacy audit of a mechanism on two neighbouring datasets.
 
-def audit(mechanism, d0, d1, *, epsilon, delta: float = 0.0, n_trials: int = 200_000, pilot_trials: int | None = None,
-          statistic=None, kind: str = "threshold", vectorized: bool = False, rng=None, confidence: float = 0.95,
-          n_jobs: int = 1, progress: bool = False) -> AuditResult:
-    """Empirical privacy audit: run `mechanism` on neighbours `d0`, `d1`, choose an event on a pilot run, and return
-    Clopper-Pearson lower bounds on epsilon (at the claimed delta) and on delta (at the claimed epsilon)."""
+    Runs `mechanism` on `d0` and `d1`, chooses an event on a separate pilot run, and returns
+    Clopper-Pearson lower bounds on epsilon (at the claimed delta) and on delta (at the claimed
+    epsilon).
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, rng)`` returns one output, or with `vectorized` ``mechanism(data, rng,
+        n)`` returns n outputs.
+    d0, d1 : object
+        The neighbouring datasets.
+    epsilon : float
+        The claimed epsilon.
+    delta : float, default 0
+        The claimed delta.
+    n_trials : int, default 200000
+        Runs of the mechanism on each dataset.
+    pilot_trials : int or None
+        Runs per dataset for choosing the event; max(1000, n_trials // 4) when None.
+    statistic : callable or None
+        Maps an output to a scalar; the identity when None.
+    kind : {'threshold', 'discrete'}
+        Threshold events on a scalar, or value events on a discrete output.
+    vectorized : bool, default False
+        The mechanism draws many outputs per call.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+    confidence : float, default 0.95
+        Confidence level of the bounds.
+    n_jobs : int, default 1
+        Parallel workers (joblib).
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    AuditResult
+        The bounds, the event and the counts.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     n = check_int(n_trials, "n_trials", low=100)
-    n_pilot = check_int(pilot_trials if pilot_trials is not None else max(1000, n // 4), "pilot_trials", low=100)
+    n_pilot = check_int(
+        pilot_trials if pilot_trials is not None else max(1000, n // 4), "pilot_trials", low=100
+    )
     conf = check_in_range(confidence, "confidence", 0.5, 1.0, high_closed=False)
     alpha = 1 - conf
     g0, g1, g2, g3 = spawn_rngs(rng, 4)
-    draw = lambda d, m, g, lab: _draw(mechanism, d, m, g, vectorized, statistic, n_jobs, progress, lab)
+    draw = lambda d, m, g, lab: _draw(
+        mechanism, d, m, g, vectorized, statistic, n_jobs, progress, lab
+    )
     # 1. pilot: choose event and direction
     p0, p1 = draw(d0, n_pilot, g0, "pilot D0"), draw(d1, n_pilot, g1, "pilot D1")
     descs, c0, c1, support = _event_counts(p0, p1, kind)
     best, best_score = None, -1.0
     for i in range(len(descs)):
         for hi, lo, direction in ((c0[i], c1[i], 0), (c1[i], c0[i], 1)):
-            score = epsilon_lower_bound(hi, n_pilot, lo, n_pilot, dlt, alpha) + delta_lower_bound(hi, n_pilot, lo, n_pilot, eps, alpha)
+            score = epsilon_lower_bound(hi, n_pilot, lo, n_pilot, dlt, alpha) + delta_lower_bound(
+                hi, n_pilot, lo, n_pilot, eps, alpha
+            )
             if score > best_score:
                 best, best_score = (i, direction), score
     i, direction = best
     # 2. fresh runs, one test
     f0, f1 = draw(d0, n, g2, "audit D0"), draw(d1, n, g3, "audit D1")
-    k0, k1 = int(_indicator(i, f0, kind, support).sum()), int(_indicator(i, f1, kind, support).sum())
+    k0, k1 = (
+        int(_indicator(i, f0, kind, support).sum()),
+        int(_indicator(i, f1, kind, support).sum()),
+    )
     k_hi, k_lo = (k0, k1) if direction == 0 else (k1, k0)
     event = f"{descs[i]}, likelier on {'D0' if direction == 0 else 'D1'}"
-    return AuditResult(eps, dlt, epsilon_lower_bound(k_hi, n, k_lo, n, dlt, alpha),
-                       delta_lower_bound(k_hi, n, k_lo, n, eps, alpha), event, (k_hi, k_lo), n, conf)
+    return AuditResult(
+        eps,
+        dlt,
+        epsilon_lower_bound(k_hi, n, k_lo, n, dlt, alpha),
+        delta_lower_bound(k_hi, n, k_lo, n, eps, alpha),
+        event,
+        (k_hi, k_lo),
+        n,
+        conf,
+    )
 
-# %% ../nbs/03_audit.ipynb #e64d6379
+# %% ../nbs/03_audit.ipynb #2b1d323d
 def primitive_audit_cases(epsilon: float, delta: float = 1e-5, d: int = 100):
-    """Worst-case neighbouring pairs for the three primitives at `epsilon`, each with a correct vectorized
-    mechanism and a half-noise mutant: {name: (mechanism, mutant, d0, d1, claimed_delta)}."""
+    """Worst-case neighbouring pairs for the three primitives, each with a correct vectorized
+    mechanism and a half-noise mutant.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed epsilon.
+    delta : float, default 1e-5
+        Delta of the Gaussian case.
+    d : int, default 100
+        Number of candidates of the exponential mechanism.
+
+    Returns
+    -------
+    dict
+        ``{name: (mechanism, mutant, d0, d1, claimed_delta)}``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     eps = check_epsilon(epsilon)
     sig = analytic_gaussian_sigma(1.0, eps, delta)
-    u0 = np.zeros(d); u0[0] = 1.0
+    u0 = np.zeros(d)
+    u0[0] = 1.0
     u1 = 1.0 - u0
     return {
-        "laplace": (lambda x, g, n: laplace_mechanism(x, 1.0, eps, rng=g, size=n).value,
-                    lambda x, g, n: laplace_mechanism(x, 1.0, 2 * eps, rng=g, size=n).value, 0.0, 1.0, 0.0),
-        "exponential": (lambda u, g, n: exponential_mechanism(u, 1.0, eps, rng=g, size=n).value,
-                        lambda u, g, n: exponential_mechanism(u, 1.0, 2 * eps, rng=g, size=n).value, u0, u1, 0.0),
-        "gaussian": (lambda x, g, n: gaussian_mechanism(x, 1.0, eps, delta, rng=g, size=n).value,
-                     lambda x, g, n: x + g.normal(0.0, sig / 2, size=n), 0.0, 1.0, delta),
+        "laplace": (
+            lambda x, g, n: laplace_mechanism(x, 1.0, eps, rng=g, size=n).value,
+            lambda x, g, n: laplace_mechanism(x, 1.0, 2 * eps, rng=g, size=n).value,
+            0.0,
+            1.0,
+            0.0,
+        ),
+        "exponential": (
+            lambda u, g, n: exponential_mechanism(u, 1.0, eps, rng=g, size=n).value,
+            lambda u, g, n: exponential_mechanism(u, 1.0, 2 * eps, rng=g, size=n).value,
+            u0,
+            u1,
+            0.0,
+        ),
+        "gaussian": (
+            lambda x, g, n: gaussian_mechanism(x, 1.0, eps, delta, rng=g, size=n).value,
+            lambda x, g, n: x + g.normal(0.0, sig / 2, size=n),
+            0.0,
+            1.0,
+            delta,
+        ),
     }
 
+# %% ../nbs/03_audit.ipynb #70d0a04e
+def audit_primitive(
+    name: str, epsilon: float, mutant: bool = False, n_trials: int = 200_000, rng=None
+) -> AuditResult:
+    """Audit one primitive (or its half-noise mutant) at its worst-case neighbours.
 
-def audit_primitive(name: str, epsilon: float, mutant: bool = False, n_trials: int = 200_000, rng=None) -> AuditResult:
-    "Audit one primitive (or its half-noise mutant) at its worst-case neighbours."
+    Parameters
+    ----------
+    name : str
+        A key of `primitive_audit_cases`.
+    epsilon : float
+        The claimed epsilon.
+    mutant : bool, default False
+        Audit the half-noise mutant instead.
+    n_trials : int, default 200000
+        Runs of the mechanism on each dataset.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+
+    Returns
+    -------
+    AuditResult
+        The audit.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     cases = primitive_audit_cases(epsilon)
     if name not in cases:
         raise ValueError(f"name must be one of {sorted(cases)}, got {name!r}")
     mech, mut, d0, d1, dlt = cases[name]
     kind = "discrete" if name == "exponential" else "threshold"
-    return audit(mut if mutant else mech, d0, d1, epsilon=epsilon, delta=dlt, n_trials=n_trials,
-                 kind=kind, vectorized=True, rng=rng)
+    return audit(
+        mut if mutant else mech,
+        d0,
+        d1,
+        epsilon=epsilon,
+        delta=dlt,
+        n_trials=n_trials,
+        kind=kind,
+        vectorized=True,
+        rng=rng,
+    )
 
 # %% ../nbs/03_audit.ipynb #08d5b951
-@register_check("audit_harness_selftest", "the audit passes correct Laplace/exponential/Gaussian mechanisms and catches their half-noise mutants (eps in {0.5, 1, 2})",
-                source="dplit audit harness")
+@register_check(
+    "audit_harness_selftest",
+    "the audit passes correct Laplace/exponential/Gaussian mechanisms and catches their "
+    "half-noise mutants (eps in {0.5, 1, 2})",
+    source="dplit audit harness",
+)
 def verify_audit_harness(full: bool = False, rng=None) -> dict:
+    """The harness passes the three correct primitives and catches their half-noise mutants.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the larger configuration (slower, tighter).
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
     reps = 10 if full else 1
     n = 200_000
     false_alarms = misses = total = 0
@@ -207,6 +499,13 @@ def verify_audit_harness(full: bool = False, rng=None) -> dict:
                 misses += bad.passed
                 total += 1
                 worst_ok = max(worst_ok, ok.epsilon_lower / eps)
-                best_bad = min(best_bad, max(bad.epsilon_lower / eps, bad.delta_lower / max(bad.claimed_delta, 1e-300)))
-    return dict(measured=f"{false_alarms}/{total} false alarms, {misses}/{total} mutants missed; max eps_lo/eps (correct) = {worst_ok:.3f}",
-                tolerance="0 false alarms, 0 misses", passed=false_alarms == 0 and misses == 0)
+                best_bad = min(
+                    best_bad,
+                    max(bad.epsilon_lower / eps, bad.delta_lower / max(bad.claimed_delta, 1e-300)),
+                )
+    return dict(
+        measured=f"{false_alarms}/{total} false alarms, {misses}/{total} mutants missed; max "
+                 f"eps_lo/eps (correct) = {worst_ok:.3f}",
+        tolerance="0 false alarms, 0 misses",
+        passed=false_alarms == 0 and misses == 0,
+    )

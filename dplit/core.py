@@ -16,7 +16,7 @@ __all__ = ['RELATIONS', 'check_epsilon', 'check_delta', 'check_positive', 'check
            'check_X_y', 'check_no_constant_columns', 'check_binary_labels', 'as_rng', 'spawn_rngs', 'PrivacySpend',
            'compose']
 
-# %% ../nbs/00_core.ipynb #9a77ae1f
+# %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
     "`x` as a float, rejecting non-numbers, booleans and NaN with an error naming `name`."
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
@@ -28,15 +28,53 @@ def _real(x, name: str) -> float:
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    "Validate a privacy parameter: a finite real number > 0."
+    """Validate a privacy parameter: a finite real number > 0.
+
+    Parameters
+    ----------
+    epsilon : float
+        The value to check.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    float
+        The value as a Python float.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     e = _real(epsilon, name)
     if not (math.isfinite(e) and e > 0):
         raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
     return e
 
-
+# %% ../nbs/00_core.ipynb #fc8da7e2
 def check_delta(delta, name: str = "delta", positive: bool = False) -> float:
-    "Validate a failure probability: in [0, 1), or in (0, 1) when `positive`."
+    """Validate a failure probability: in [0, 1), or in (0, 1) when `positive`.
+
+    Parameters
+    ----------
+    delta : float
+        The value to check.
+    name : str
+        Name of the parameter, used in error messages.
+    positive : bool, default False
+        Refuse 0.
+
+    Returns
+    -------
+    float
+        The value as a Python float.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     d = _real(delta, name)
     if positive and not (0 < d < 1):
         raise ValueError(f"{name} must be in (0, 1), got {delta!r}")
@@ -44,17 +82,61 @@ def check_delta(delta, name: str = "delta", positive: bool = False) -> float:
         raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
     return d
 
-
+# %% ../nbs/00_core.ipynb #db14c320
 def check_positive(x, name: str, allow_zero: bool = False) -> float:
-    "Validate a finite real number > 0 (or >= 0 with `allow_zero`): sensitivities, scales, radii."
+    """Validate a finite real number > 0 (or >= 0): sensitivities, scales, radii.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        Name of the parameter, used in error messages.
+    allow_zero : bool, default False
+        Accept 0.
+
+    Returns
+    -------
+    float
+        The value as a Python float.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     v = _real(x, name)
     if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
         raise ValueError(f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {x!r}")
     return v
 
+# %% ../nbs/00_core.ipynb #d6a0fddf
+def check_in_range(
+    x, name: str, low: float, high: float, low_closed: bool = True, high_closed: bool = True
+) -> float:
+    """Validate a real number inside an interval; the message prints the interval.
 
-def check_in_range(x, name: str, low: float, high: float, low_closed: bool = True, high_closed: bool = True) -> float:
-    "Validate a real number inside an interval; the message prints the interval."
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        Name of the parameter, used in error messages.
+    low, high : float
+        Ends of the interval.
+    low_closed, high_closed : bool, default True
+        Whether each end belongs to the interval.
+
+    Returns
+    -------
+    float
+        The value as a Python float.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     v = _real(x, name)
     ok = (v >= low if low_closed else v > low) and (v <= high if high_closed else v < high)
     if not ok:
@@ -62,28 +144,107 @@ def check_in_range(x, name: str, low: float, high: float, low_closed: bool = Tru
         raise ValueError(f"{name} must be in {lb}{low}, {high}{rb}, got {x!r}")
     return v
 
-
+# %% ../nbs/00_core.ipynb #6e5d3a8f
 def check_int(k, name: str, low: int | None = None, high: int | None = None) -> int:
-    "Validate an integer in [low, high] (either end optional). Floats are refused, even 3.0."
+    """Validate an integer in [low, high] (either end optional). Floats are refused, even 3.0.
+
+    Parameters
+    ----------
+    k : int
+        The value to check (Python or NumPy integer).
+    name : str
+        Name of the parameter, used in error messages.
+    low, high : int or None
+        Bounds, inclusive; None for no bound.
+
+    Returns
+    -------
+    int
+        The value as a Python int.
+
+    Raises
+    ------
+    TypeError
+        If the value is not an integer.
+    ValueError
+        If it lies outside [low, high].
+    """
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(k).__name__}")
     k = int(k)
     if (low is not None and k < low) or (high is not None and k > high):
-        raise ValueError(f"{name} must be in [{low if low is not None else '-inf'}, {high if high is not None else 'inf'}], got {k}")
+        raise ValueError(
+            f"{name} must be in [{low if low is not None else '-inf'}, "
+            f"{high if high is not None else 'inf'}], got {k}"
+        )
     return k
 
-
+# %% ../nbs/00_core.ipynb #9d9d80af
 def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
-    "Validate a number of items to select out of `d`: 1 <= k < d (k <= d with `allow_all`)."
+    """Validate a number of items to select out of `d`: 1 <= k < d (k <= d with `allow_all`).
+
+    Parameters
+    ----------
+    k : int
+        The value to check.
+    d : int
+        Number of items.
+    name : str
+        Name of the parameter, used in error messages.
+    allow_all : bool, default False
+        Accept k = d.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     k = check_int(k, name)
     hi = d if allow_all else d - 1
     if not 1 <= k <= hi:
-        raise ValueError(f"{name} must satisfy 1 <= {name} {'<=' if allow_all else '<'} d = {d}, got {k}")
+        raise ValueError(
+            f"{name} must satisfy 1 <= {name} {'<=' if allow_all else '<'} d = {d}, got {k}"
+        )
     return k
 
-# %% ../nbs/00_core.ipynb #22cf1bdc
-def check_array(X, name: str = "X", ndim: int = 2, min_rows: int = 1, min_cols: int = 1, finite: bool = True) -> np.ndarray:
-    "`X` as a float ndarray of dimension `ndim` with at least `min_rows` rows (and `min_cols` columns if 2-D), all finite."
+# %% ../nbs/00_core.ipynb #332e8aa9
+def check_array(
+    X, name: str = "X", ndim: int = 2, min_rows: int = 1, min_cols: int = 1, finite: bool = True
+) -> np.ndarray:
+    """Validate an array: float, of a given dimension and minimal shape, finite.
+
+    Parameters
+    ----------
+    X : array_like
+        The value to check (lists, pandas objects and arrays are accepted).
+    name : str
+        Name of the parameter, used in error messages.
+    ndim : int, default 2
+        Required number of dimensions.
+    min_rows : int, default 1
+        Minimal length of the first axis.
+    min_cols : int, default 1
+        Minimal length of the second axis (2-D only).
+    finite : bool, default True
+        Refuse NaN and infinite entries.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The validated array.
+
+    Raises
+    ------
+    TypeError
+        If X is None, not convertible or not numeric.
+    ValueError
+        If the dimension or shape is wrong or an entry is not finite.
+    """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
     try:
@@ -106,37 +267,128 @@ def check_array(X, name: str = "X", ndim: int = 2, min_rows: int = 1, min_cols: 
         raise ValueError(f"{name} must contain only finite values (found NaN or inf)")
     return A
 
+# %% ../nbs/00_core.ipynb #af34e89e
+def check_X_y(
+    X, y, min_rows: int = 2, X_name: str = "X", y_name: str = "y"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a design matrix and a target of matching length.
 
-def check_X_y(X, y, min_rows: int = 2, X_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, np.ndarray]:
-    "Validate a design matrix and a target of matching length."
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Design matrix.
+    y : array_like of shape (n,)
+        Target.
+    min_rows : int, default 2
+        Minimal number of rows.
+    X_name, y_name : str
+        Names used in error messages.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(X, y)`` as float arrays.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     X = check_array(X, X_name, ndim=2, min_rows=min_rows)
-    y = check_array(np.ravel(np.asarray(y)) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y, y_name, ndim=1, min_rows=min_rows)
+    y = check_array(
+        np.ravel(np.asarray(y)) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y,
+        y_name,
+        ndim=1,
+        min_rows=min_rows,
+    )
     if len(y) != X.shape[0]:
-        raise ValueError(f"{X_name} and {y_name} must have the same number of rows, got {X.shape[0]} and {len(y)}")
+        raise ValueError(
+            f"{X_name} and {y_name} must have the same number of rows, got {X.shape[0]} and "
+            f"{len(y)}"
+        )
     return X, y
 
-
+# %% ../nbs/00_core.ipynb #420bbe3d
 def check_no_constant_columns(X: np.ndarray, name: str = "X") -> np.ndarray:
-    "Refuse columns that take a single value (they break rank and correlation statistics)."
+    """Refuse columns that take a single value (they break rank and correlation statistics).
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        Validated design matrix.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        X itself.
+
+    Raises
+    ------
+    ValueError
+        If a column is constant; the message lists them.
+    """
     const = np.flatnonzero(np.ptp(X, axis=0) == 0)
     if const.size:
-        raise ValueError(f"{name} has constant columns {const[:10].tolist()}{'...' if const.size > 10 else ''}")
+        raise ValueError(
+            f"{name} has constant columns {const[:10].tolist()}{'...' if const.size > 10 else ''}"
+        )
     return X
 
-
+# %% ../nbs/00_core.ipynb #142f3146
 def check_binary_labels(y, name: str = "y") -> np.ndarray:
-    "Labels in {-1, +1} as floats; labels in {0, 1} are mapped to {-1, +1}; anything else is refused."
+    """Validate binary labels: {-1, +1} as floats, with {0, 1} mapped to {-1, +1}.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        The labels.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The labels in {-1, +1}.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     y = check_array(y, name, ndim=1)
     vals = set(np.unique(y).tolist())
     if vals <= {-1.0, 1.0}:
         return y
     if vals <= {0.0, 1.0}:
         return 2 * y - 1
-    raise ValueError(f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got values {sorted(vals)[:5]}")
+    raise ValueError(
+        f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got values {sorted(vals)[:5]}"
+    )
 
-# %% ../nbs/00_core.ipynb #f7a9f0c4
+# %% ../nbs/00_core.ipynb #81a85a39
 def as_rng(rng=None) -> np.random.Generator:
-    "A numpy Generator from a Generator (returned as is), an int seed >= 0, a SeedSequence, or None (fresh entropy)."
+    """A NumPy Generator from a Generator, an int seed, a SeedSequence, or None.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int, numpy.random.SeedSequence or None
+        A Generator is returned as is; an int seed (>= 0) or SeedSequence seeds a new one; None uses
+        fresh entropy.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator.
+
+    Raises
+    ------
+    TypeError
+        For any other type.
+    ValueError
+        For a negative seed.
+    """
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, np.random.Generator):
@@ -144,38 +396,89 @@ def as_rng(rng=None) -> np.random.Generator:
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
-        raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}")
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, an int seed or None, got {type(rng).__name__}"
+        )
     if rng < 0:
         raise ValueError(f"rng seed must be >= 0, got {rng}")
     return np.random.default_rng(int(rng))
 
-
+# %% ../nbs/00_core.ipynb #16af376c
 def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
-    "`n` independent child generators of `rng` (for parallel workers): reproducible from the parent seed."
+    """Independent child generators of `rng` for parallel workers, reproducible from the parent
+    seed.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None
+        The parent seed or generator.
+    n : int
+        Number of children.
+
+    Returns
+    -------
+    list of numpy.random.Generator
+        The n children.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If the value is invalid; the message names the parameter.
+    """
     return as_rng(rng).spawn(check_int(n, "n", low=1))
 
-# %% ../nbs/00_core.ipynb #f46fc9b9
+# %% ../nbs/00_core.ipynb #84a78f95
 RELATIONS = ("add/remove", "substitute")
 
-
+# %% ../nbs/00_core.ipynb #185f3dc4
 @dataclass(frozen=True)
 class PrivacySpend:
-    "What one mechanism (or a composition) spent, and under which neighbouring relation."
+    """What one mechanism (or a composition) spent, and under which neighbouring relation.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon spent.
+    delta : float, default 0
+        The delta spent.
+    mechanism : str
+        Name of the mechanism, for display.
+    relation : str, default 'add/remove'
+        Neighbouring relation of the guarantee.
+    events : tuple
+        Exact dp_accounting events, used by `compose` for tighter accounting.
+
+    Raises
+    ------
+    ValueError
+        If epsilon, delta or relation is invalid.
+    """
     epsilon: float
     delta: float = 0.0
     mechanism: str = ""
     relation: str = "add/remove"
-    events: tuple = field(default=(), repr=False, compare=False)  # exact dp_accounting events, if known
+    events: tuple = field(
+        default=(), repr=False, compare=False
+    )  # exact dp_accounting events, if known
 
     def __post_init__(self):
         if self.epsilon != 0:
             check_epsilon(self.epsilon, "PrivacySpend.epsilon")
         check_delta(self.delta, "PrivacySpend.delta")
         if self.relation not in RELATIONS:
-            raise ValueError(f"PrivacySpend.relation must be one of {RELATIONS}, got {self.relation!r}")
+            raise ValueError(
+                f"PrivacySpend.relation must be one of {RELATIONS}, got {self.relation!r}"
+            )
 
     @property
     def pure(self) -> bool:
+        """Whether the spend is pure DP (delta = 0).
+
+        Returns
+        -------
+        bool
+            True when delta is 0.
+        """
         return self.delta == 0
 
     def __add__(self, other: "PrivacySpend") -> "PrivacySpend":
@@ -185,10 +488,34 @@ class PrivacySpend:
         d = f", delta={self.delta:.3g}" if self.delta else ""
         return f"({self.epsilon:.4g}{d})-DP [{self.relation}] {self.mechanism}".rstrip()
 
+# %% ../nbs/00_core.ipynb #4ae94c9b
+def compose(
+    spends, target_delta: float | None = None, mechanism: str = "composition"
+) -> PrivacySpend:
+    """Compose spends on the same data: basic composition, or the PLD accountant at `target_delta`
+    when every part carries an exact dp_accounting event and that is tighter.
 
-def compose(spends, target_delta: float | None = None, mechanism: str = "composition") -> PrivacySpend:
-    """Compose spends on the same data: basic composition, or the PLD accountant at `target_delta` when
-    every part carries an exact dp_accounting event and that is tighter."""
+    Parameters
+    ----------
+    spends : iterable of PrivacySpend
+        The spends on the same data, all under one relation.
+    target_delta : float or None
+        Delta at which the PLD accountant reports epsilon; None for basic composition only.
+    mechanism : str, default 'composition'
+        Name of the result.
+
+    Returns
+    -------
+    PrivacySpend
+        The total spend.
+
+    Raises
+    ------
+    ValueError
+        If spends is empty, mixes relations, or the composed delta is not below 1.
+    TypeError
+        If an element is not a PrivacySpend.
+    """
     spends = list(spends)
     if not spends:
         raise ValueError("spends must contain at least one PrivacySpend")
@@ -197,21 +524,29 @@ def compose(spends, target_delta: float | None = None, mechanism: str = "composi
             raise TypeError(f"spends must be PrivacySpend objects, got {type(s).__name__}")
     relations = {s.relation for s in spends}
     if len(relations) > 1:
-        raise ValueError(f"cannot compose spends under different neighbouring relations: {sorted(relations)}")
+        raise ValueError(
+            f"cannot compose spends under different neighbouring relations: {sorted(relations)}"
+        )
     eps = math.fsum(s.epsilon for s in spends)
     dlt = math.fsum(s.delta for s in spends)
     events = tuple(e for s in spends for e in s.events)
     if dlt >= 1:
         raise ValueError(f"composed delta {dlt} is not below 1")
-    best = PrivacySpend(eps, dlt, mechanism, relations.pop(), events if all(s.events for s in spends) else ())
+    best = PrivacySpend(
+        eps, dlt, mechanism, relations.pop(), events if all(s.events for s in spends) else ()
+    )
     if target_delta is not None and best.events:
-        # (eps, dlt)-DP implies (eps, target_delta)-DP when target_delta >= dlt; the PLD answer is exact.
+        # (eps, dlt)-DP implies (eps, target_delta)-DP when target_delta >= dlt; the PLD answer is
+        # exact.
         target_delta = check_delta(target_delta, "target_delta", positive=True)
         import dp_accounting
         from dp_accounting.pld import PLDAccountant
+
         acc = PLDAccountant()
         acc.compose(dp_accounting.ComposedDpEvent(list(best.events)))
         eps_pld = float(acc.get_epsilon(target_delta))
         basic = eps if target_delta >= dlt else math.inf
-        best = PrivacySpend(min(eps_pld, basic), target_delta, mechanism + " (PLD)", best.relation, best.events)
+        best = PrivacySpend(
+            min(eps_pld, basic), target_delta, mechanism + " (PLD)", best.relation, best.events
+        )
     return best

