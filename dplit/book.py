@@ -421,6 +421,11 @@ table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
 /* long output lines wrap instead of being cut off */
 div.cell_output pre { white-space: pre-wrap; word-break: break-word; }
+/* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window (12 px code,
+   narrower sidebars); in a narrower window long lines wrap instead of being cut off */
+html { --pst-sidebar-secondary: 13rem; }
+@media (min-width: 992px) { .bd-sidebar-primary { flex-basis: 17.5%; } }
+div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre-wrap; }
 """
 
 # %% ../nbs/05_book.ipynb #b102da67
