@@ -237,6 +237,14 @@ def _signature(node, drop_self=False):
     return sig
 
 # %% ../nbs/05_book.ipynb #9ce8ade9
+def _member_head(m) -> str:
+    "How a method is listed in its class's API entry: `name(args) -> ret`, or `name: ret` (property) for a property."
+    if any(ast.unparse(d) in ("property", "functools.cached_property", "cached_property") for d in m.decorator_list):
+        ret = f": {ast.unparse(m.returns)}" if m.returns is not None else ""
+        return f"`{m.name}{ret}` (property)"
+    return f"`{m.name}{_signature(m, drop_self=True)}`"
+
+
 def api_entries(source, module=""):
     "Markdown API entries for the public functions and classes that `source` defines at top level."
     try:
@@ -267,7 +275,7 @@ def api_entries(source, module=""):
         meth = ""
         if methods:
             meth = "\n\n**Methods**\n\n" + "\n".join(
-                f"- `{m.name}{_signature(m, drop_self=True)}` — " + (docstring_markdown(ast.get_docstring(m) or "").split("\n\n")[0] or "")
+                f"- {_member_head(m)} — " + (docstring_markdown(ast.get_docstring(m) or "").split("\n\n")[0] or "")
                 for m in methods)
         entries.append((node.name, f":::{{admonition}} {kind} `{qual}`\n:class: api-entry\n\n"
                                    f"`{node.name}{sig}`\n\n{body}{meth}\n:::"))
@@ -421,6 +429,11 @@ table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
 /* long output lines wrap instead of being cut off */
 div.cell_output pre { white-space: pre-wrap; word-break: break-word; }
+/* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window (12 px code,
+   narrower sidebars); in a narrower window long lines wrap instead of being cut off */
+html { --pst-sidebar-secondary: 13rem; }
+@media (min-width: 992px) { .bd-sidebar-primary { flex-basis: 17.5%; } }
+div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre-wrap; }
 """
 
 # %% ../nbs/05_book.ipynb #b102da67

@@ -14,21 +14,25 @@ __all__ = ['main']
 
 # %% ../nbs/04_cli.ipynb #385f713e
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dplit", description="dplit: differentially private mechanisms, derived and verified.")
+    p = argparse.ArgumentParser(
+        prog="dplit", description="dplit: differentially private mechanisms, derived and verified.")
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="re-prove every registered result numerically")
     v.add_argument("--full", action="store_true", help="paper-scale sizes (slow)")
     v.add_argument("--only", nargs="+", metavar="NAME", help="run only these checks")
-    v.add_argument("--out", default="dplit-out", help="folder for figures and report (default: dplit-out)")
+    v.add_argument("--out", default="dplit-out",
+                   help="folder for figures and report (default: dplit-out)")
     v.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("list", help="list registered checks and benchmarks")
     b = sub.add_parser("bench", help="run benchmarks (all, or the named ones)")
     b.add_argument("names", nargs="*", metavar="NAME")
     b.add_argument("--full", action="store_true", help="larger sizes")
-    k = sub.add_parser("book", help="render the book offline with Sphinx + MyST-NB (from a checkout)")
+    k = sub.add_parser("book",
+                       help="render the book offline with Sphinx + MyST-NB (from a checkout)")
     k.add_argument("--out", default=None, help="output folder (default: _book beside _quarto.yml)")
-    k.add_argument("--execute", action="store_true", help="re-execute every chapter before rendering")
+    k.add_argument("--execute", action="store_true",
+                   help="re-execute every chapter before rendering")
     sub.add_parser("readme", help="regenerate README.md from nbs/index.ipynb (from a checkout)")
     return p
 
@@ -41,12 +45,15 @@ def _verify(args) -> int:
         print(f"dplit verify: {exc}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    records = run_checks(args.only, full=args.full, seed=args.seed, progress=not args.no_progress, out_dir=args.out)
+    records = run_checks(args.only, full=args.full, seed=args.seed, progress=not args.no_progress,
+                         out_dir=args.out)
     print(format_table(records))
     for r in records:
         if getattr(r, "traceback", None):
             print(f"\n--- {r.name} crashed:\n{r.traceback}", file=sys.stderr)
-    print(f"{len(records)} checks in {time.perf_counter() - t0:.1f} s ({'full' if args.full else 'quick'}); report and figures in {args.out}/")
+    mode = "full" if args.full else "quick"
+    print(f"{len(records)} checks in {time.perf_counter() - t0:.1f} s ({mode}); "
+          f"report and figures in {args.out}/")
     return 0 if all(r.passed for r in records) else 1
 
 
@@ -96,14 +103,17 @@ def main(argv=None) -> int:
     Parameters
     ----------
     argv : list of str, optional
-        The arguments (default: the command line), e.g. ``["verify", "--only", "analytic_gaussian"]``.
+        The arguments (default: the command line), e.g.
+        ``["verify", "--only", "analytic_gaussian"]``.
 
     Returns
     -------
     int
-        The exit status: 0 on success, 1 if a check failed, 2 for an unknown check or benchmark name.
+        The exit status: 0 on success, 1 if a check failed, 2 for an unknown check or benchmark
+        name.
     """
     import matplotlib
     matplotlib.use("Agg")
     args = _parser().parse_args(argv)
-    return {"verify": _verify, "list": _list, "bench": _bench, "book": _book, "readme": _readme}[args.command](args)
+    commands = {"verify": _verify, "list": _list, "bench": _bench, "book": _book, "readme": _readme}
+    return commands[args.command](args)

@@ -891,7 +891,7 @@ def benchmark_table(n: int = 100_000, d: int = 100, k: int = 5, reps: int = 1) -
     "DPKendall (n=1e5, d=100, k=5): batched numba Kendall vs scipy.stats.kendalltau per column",
 )
 def bench_dpkendall(full: bool = False) -> dict:
-    """The benchmark at the issue's size (n = 100000, d = 100, k = 5).
+    """The benchmark at full size (n = 100000, d = 100, k = 5).
 
     Parameters
     ----------

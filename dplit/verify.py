@@ -33,7 +33,8 @@ def plain(x) -> str:
     Parameters
     ----------
     x : object
-        Anything a check measured: a string, a number, a numpy scalar, or a list, tuple or dict of them.
+        Anything a check measured: a string, a number, a numpy scalar, or a list, tuple or dict of
+        them.
 
     Returns
     -------
@@ -52,12 +53,13 @@ def plain(x) -> str:
 
 
 def html_table(header, rows, caption: str = "") -> str:
-    "An HTML table (escaped cells) for `_repr_html_`: `header` is a list of column names, `rows` lists of cells."
+    "An HTML table (escaped cells) for `_repr_html_`: a list of column names, lists of cells."
     esc = lambda v: html.escape(str(v))
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f'<table class="dplit-record">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return (f'<table class="dplit-record">{cap}<thead><tr>{head}</tr></thead>'
+            f'<tbody>{body}</tbody></table>')
 
 # %% ../nbs/01_verify.ipynb #9dc97772
 @dataclass
@@ -100,10 +102,12 @@ class VerifyRecord:
     def _rows(self):
         return [("result", self.name), ("claim", self.claim), ("measured", self.measured),
                 ("tolerance", self.tolerance), ("verdict", "PASS" if self.passed else "FAIL"),
-                ("seconds", f"{self.seconds:.2f}")] + ([("source", self.source)] if self.source else [])
+                ("seconds", f"{self.seconds:.2f}")] + (
+                    [("source", self.source)] if self.source else [])
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in self._rows())
+        rows = "".join(f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>"
+                       for k, v in self._rows())
         verdict = "pass" if self.passed else "fail"
         return f'<table class="dplit-record dplit-{verdict}"><tbody>{rows}</tbody></table>'
 
@@ -140,18 +144,20 @@ def register_check(name: str, claim: str, source: str = ""):
     claim : str
         The result the check proves, in one sentence.
     source : str
-        The paper and result the claim comes from, e.g. "Dick, Gillenwater & Joseph (2023), Lemma 3.2".
+        The paper and result the claim comes from, e.g.
+        "Dick, Gillenwater & Joseph (2023), Lemma 3.2".
 
     Returns
     -------
     callable
-        A decorator for `func(full=False, rng=0) -> dict(measured, tolerance, passed[, figure])`; the decorated
-        function returns a `VerifyRecord`.
+        A decorator for `func(full=False, rng=0) -> dict(measured, tolerance, passed[, figure])`;
+        the decorated function returns a `VerifyRecord`.
     """
     def deco(func):
         prev = _CHECKS.get(name)
         if prev is not None and prev.func.__qualname__ != func.__qualname__:
-            raise ValueError(f"a check named {name!r} is already registered by {prev.module}.{prev.func.__qualname__}")
+            raise ValueError(f"a check named {name!r} is already registered by "
+                             f"{prev.module}.{prev.func.__qualname__}")
 
         def wrapper(full: bool = False, rng=0) -> VerifyRecord:
             t0 = time.perf_counter()
@@ -159,10 +165,12 @@ def register_check(name: str, claim: str, source: str = ""):
             missing = {"measured", "tolerance", "passed"} - set(out)
             if missing:
                 raise TypeError(f"check {name!r} returned no {sorted(missing)}")
-            return VerifyRecord(name, claim, plain(out["measured"]), plain(out["tolerance"]), bool(out["passed"]),
+            return VerifyRecord(name, claim, plain(out["measured"]), plain(out["tolerance"]),
+                                bool(out["passed"]),
                                 time.perf_counter() - t0, source, out.get("figure"))
 
-        wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = func.__name__, func.__qualname__, func.__doc__
+        wrapper.__name__, wrapper.__qualname__ = func.__name__, func.__qualname__
+        wrapper.__doc__ = func.__doc__
         wrapper.__module__ = func.__module__
         _CHECKS[name] = Check(name, claim, source, wrapper, func.__module__)
         return wrapper
@@ -195,9 +203,11 @@ class BenchRecord:
     def _repr_html_(self):
         nums = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(plain(v))}</td></tr>"
                        for k, v in self.numbers.items())
-        return (f'<div class="dplit-bench"><p><b>{html.escape(self.name)}</b>: {html.escape(self.description)} '
+        return (f'<div class="dplit-bench"><p><b>{html.escape(self.name)}</b>: '
+                f'{html.escape(self.description)} '
                 f'({self.seconds:.1f} s)</p>{_table_html(self.table)}'
-                + (f'<table class="dplit-record"><tbody>{nums}</tbody></table>' if nums else "") + "</div>")
+                + (f'<table class="dplit-record"><tbody>{nums}</tbody></table>' if nums else "")
+                + "</div>")
 
     def __str__(self):
         return f"== {self.name}: {self.description} ({self.seconds:.1f} s)\n{self.table}"
@@ -210,7 +220,8 @@ def _table_html(text: str) -> str:
     "A Markdown pipe table as an HTML table; any other text as preformatted text."
     rows = [l.strip() for l in text.strip().splitlines()]
     sep = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
-    if len(rows) < 2 or not all(r.startswith("|") and r.endswith("|") for r in rows) or not sep.match(rows[1]):
+    piped = all(r.startswith("|") and r.endswith("|") for r in rows)
+    if len(rows) < 2 or not piped or not sep.match(rows[1]):
         return f"<pre>{html.escape(text)}</pre>"
     cells = lambda r: [x.strip() for x in re.split(r"(?<!\\)\|", r[1:-1])]
     return html_table(cells(rows[0]), [cells(r) for r in rows[2:]])
@@ -232,16 +243,19 @@ def register_benchmark(name: str, description: str):
     Returns
     -------
     callable
-        A decorator for `func(full=False) -> dict(table=str[, numbers=dict])`; the decorated function returns a
-        `BenchRecord`.
+        A decorator for `func(full=False) -> dict(table=str[, numbers=dict])`; the decorated
+        function returns a `BenchRecord`.
     """
     def deco(func):
         def wrapper(full: bool = False) -> BenchRecord:
             t0 = time.perf_counter()
             out = func(full=full)
-            numbers = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in dict(out.get("numbers", {})).items()}
-            return BenchRecord(name, description, str(out["table"]), numbers, time.perf_counter() - t0)
-        wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = func.__name__, func.__qualname__, func.__doc__
+            numbers = {k: (v.item() if isinstance(v, np.generic) else v)
+                       for k, v in dict(out.get("numbers", {})).items()}
+            return BenchRecord(name, description, str(out["table"]), numbers,
+                               time.perf_counter() - t0)
+        wrapper.__name__, wrapper.__qualname__ = func.__name__, func.__qualname__
+        wrapper.__doc__ = func.__doc__
         _BENCHES[name] = Check(name, description, "", wrapper, func.__module__)
         return wrapper
     return deco
@@ -251,7 +265,7 @@ _SKIP = {"dplit.cli", "dplit.book", "dplit._modidx"}
 
 
 def chapter_modules() -> list[str]:
-    "The dplit modules whose import registers checks: every module in nbdev's index, the CLI and renderer excepted."
+    "The dplit modules whose import registers checks: nbdev's index, without the CLI and renderer."
     from dplit._modidx import d
     return sorted(m for m in d["syms"] if m.startswith("dplit.") and m not in _SKIP)
 
@@ -273,17 +287,19 @@ def registered_benchmarks() -> dict[str, Check]:
 
 
 def select(registry: dict, names=None, kind: str = "check") -> list:
-    "The registry entries named in `names` (all if None); an unknown name raises a ValueError listing the known ones."
+    "The registry entries named in `names` (all if None); an unknown name raises a ValueError."
     if not names:
         return list(registry.values())
     unknown = [n for n in names if n not in registry]
     if unknown:
-        raise ValueError(f"unknown {kind} {', '.join(map(repr, unknown))}; known: {', '.join(registry)}")
+        raise ValueError(f"unknown {kind} {', '.join(map(repr, unknown))}; "
+                         f"known: {', '.join(registry)}")
     return [registry[n] for n in names]
 
 # %% ../nbs/01_verify.ipynb #8a57faf1
-def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True, out_dir=None) -> list[VerifyRecord]:
-    "Run registered checks; exceptions become failed records. Writes figures and a report to `out_dir` if given."
+def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True,
+               out_dir=None) -> list[VerifyRecord]:
+    "Run registered checks (an exception is a failed record); figures and a report go to `out_dir`."
     from tqdm.auto import tqdm
     checks = select(registered_checks(), names)
     seeds = np.random.SeedSequence(seed).spawn(len(checks))
@@ -295,7 +311,8 @@ def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = T
         try:
             rec = chk.func(full=full, rng=np.random.default_rng(ss))
         except Exception as exc:
-            rec = VerifyRecord(chk.name, chk.claim, f"error: {exc!r}", "-", False, time.perf_counter() - t0, chk.source)
+            rec = VerifyRecord(chk.name, chk.claim, f"error: {exc!r}", "-", False,
+                               time.perf_counter() - t0, chk.source)
             rec.traceback = traceback.format_exc()
         records.append(rec)
     if out_dir is not None:
@@ -331,5 +348,6 @@ def format_table(records, markdown: bool = False, width: int = 70) -> str:
         return "\n".join(lines + ["", closing, ""])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*rows[0]), "  ".join("-" * w for w in widths)] + [fmt.format(*row) for row in rows[1:]]
+    lines = [fmt.format(*rows[0]), "  ".join("-" * w for w in widths)]
+    lines += [fmt.format(*row) for row in rows[1:]]
     return "\n".join(lines + [closing])

@@ -95,6 +95,16 @@ MEASURE_JS = r"""
     if (Math.abs(left - right) > Math.max(12, 0.05 * c.width))
       offCentre.push({left: Math.round(left), right: Math.round(right), tex: (d.innerText || '').slice(0, 60)});
   }
+  // characters a code cell shows per line without wrapping or scrolling (the house limit is 100)
+  const fits = [...article.querySelectorAll('div.cell_input pre')].filter(visible).map(p => {
+    const s = document.createElement('span');
+    s.textContent = 'x'.repeat(100);
+    p.appendChild(s);
+    const cw = s.getBoundingClientRect().width / 100;
+    s.remove();
+    const cs = getComputedStyle(p);
+    return Math.floor((p.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)) / cw);
+  });
   const imgs = [...article.querySelectorAll('img')];
   const ctx = (s, i) => s.slice(Math.max(0, i - 60), i + 60).replace(/\s+/g, ' ');
   const texAt = prose.search(/\\[A-Za-z]+/), dolAt = prose.search(/(?<![A-Za-z])\$(?![\dA-Z])/);
@@ -106,6 +116,7 @@ MEASURE_JS = r"""
     pipe_tables: pipes, math_errors: errors,
     typeset: article.querySelectorAll('.MathJax_CHTML, .MathJax, mjx-container').length,
     displays: displays.length, off_centre: offCentre.length, off_centre_sample: offCentre.slice(0, 3),
+    code_fit: fits.length ? Math.min(...fits) : 1000,
     images: imgs.length, images_broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
     html_tables: article.querySelectorAll('table').length,
     mathjax: [...document.querySelectorAll('script[src]')].map(s => s.getAttribute('src'))
@@ -328,6 +339,12 @@ def test_math_typeset_locally_and_figures_load(seen):
     assert not problems, "\n".join(problems)
 
 
+def test_code_column_fits_100_characters(seen):
+    "At 1280 px, a code line of 100 characters (the house limit) is shown whole, not cut off or scrolled."
+    narrow = {p: m["code_fit"] for p, m in seen.items() if m["code_fit"] < 100}
+    assert not narrow, f"code cells show fewer than 100 characters per line: {narrow}"
+
+
 def test_records_render_as_html_tables(seen):
     "A chapter that shows verification records shows them as tables (the records have an HTML repr)."
     assert seen["nbs/02_mechanisms.html"]["html_tables"] > 0
@@ -386,7 +403,7 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=None, help="an already built book (default: build one in a temporary folder)")
     ap.add_argument("--shots", default=None, help="save a screenshot of every page into this folder")
     a = ap.parse_args()
-    out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="dplit-book-"))
+    out = Path(a.out).resolve() if a.out else Path(tempfile.mkdtemp(prefix="dplit-book-"))
     if not a.out:
         t0 = time.perf_counter()
         build_book(out=out)
@@ -394,4 +411,5 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     ms = measure_book(out, shots=a.shots)
     print(report(ms))
+    print("code column (characters per line, narrowest page):", min(m["code_fit"] for m in ms.values()))
     print(f"(measured {len(ms)} pages in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)

@@ -1,7 +1,7 @@
-"""Privacy audit of the DP-GP release [A; B-hat] (seed 002, Eq 5, Lemma 5) under the SUBSTITUTE relation.
+"""Privacy audit of the DP-GP release [A; B-hat] (Honkela (2021), Eq 5 and Lemma 5) under the SUBSTITUTE relation.
 
 Worst-case pair: common rows plus one entry (k, y) vs (k', y') with |k| = |k'| = R_k, y = -y' = R_y and
-<k, k'> = R_y^2 / (2 c^2): the rescaled release [A; c B-hat] moves by exactly Delta (Eq 6). The statistic is the
+<k, k'> = R_y^2 / (2 c^2): the rescaled release [A; c B-hat] moves by exactly Delta (Honkela (2021), Eq 6). The statistic is the
 projection on the mean difference (Neyman-Pearson for isotropic Gaussians). 200,000 runs per side."""
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
-"""Privacy audit of 1-D COINPRESS (dplit.dpgp_hyper.coinpress_mean, seed 002 Sec 4.1), the validation-score release of
-Alg 2, under the SUBSTITUTE relation (n public).
+"""Privacy audit of 1-D COINPRESS (dplit.dpgp_hyper.coinpress_mean; Honkela (2021), Sec 4.1), the
+validation-score release of Honkela (2021), Alg 2, under the SUBSTITUTE relation (n public).
 
 Worst-case pair of its proof: n - 1 common values at the centre and one value at C - R in D0, C + R in D1, so that at
 every step the two values are clipped to opposite ends of the current interval and the clipped means differ by the

@@ -1,4 +1,5 @@
-"""Privacy audit of DPKendall (seed 000, Algorithm 1; nbs/12_dpkendall.ipynb) with the dplit harness, on the neighbouring
+"""Privacy audit of DPKendall (Dick, Gillenwater & Joseph (2023), Algorithm 1; nbs/12_dpkendall.ipynb) with the
+dplit harness, on the neighbouring
 pair that makes Lemma 3.2 tight (`dplit.dpkendall.audit_pair`): the added record moves |tau_hat| of feature 0 down by
 exactly 3/2 and |tau_hat| of ten other features up by 1. With k = 1 the exact privacy loss of the most revealing output
 is 0.54 eps for the correct round-1 sensitivity 3/2 and 1.61 eps for the mutant that uses 3/4 (at eps = 1).

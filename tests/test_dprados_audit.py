@@ -1,4 +1,4 @@
-"""Privacy audits of DP-Feat (dplit.dprados, seed 003 Alg. 2) on j*-neighbouring samples.
+"""Privacy audits of DP-Feat (dplit.dprados; Nock, Patrini & Friedman (2015), Algorithm 2) on j*-neighbouring samples.
 
 What is released and audited: the coordinate j* (the boolean sensitive feature) of DP-Feat rados — the object of
 Theorem 6 as re-derived in nbs/32_dprados.ipynb (the other coordinates are not protected; see the chapter).

@@ -1,4 +1,5 @@
-"""Privacy audit of Peel (dplit.mechanisms.peel_top_k, seed 000 Def 2.3 / Lemma 2.4) at the worst-case neighbouring
+"""Privacy audit of Peel (dplit.mechanisms.peel_top_k; Dick, Gillenwater & Joseph (2023), Def 2.3 and
+Lemma 2.4) at the worst-case neighbouring
 counts of its proof (nbs/11_gumbel.ipynb): Delta on k items and 0 elsewhere vs the mirror image, every count moving by
 Delta. The correct mechanism must pass; the half-noise mutant (Gumbel scale k*Delta/eps instead of 2k*Delta/eps) must be
 caught. Exact privacy losses at these pairs (Plackett-Luce): d=3,k=1: 0.66 eps (mutant 1.31 eps); d=6,k=2: 0.73 eps
