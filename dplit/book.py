@@ -51,9 +51,9 @@ def read_book(config=None) -> dict:
     Returns
     -------
     dict
-        ``{"title", "root", "parts": [(part title or None, [chapter paths])]}``; chapters are notebooks
-        (``.ipynb``) or Markdown pages (``.md``), relative to the root. Quarto's ``appendices`` list becomes
-        the last part, "Appendices: tooling".
+        ``{"title", "root", "parts": [(part title or None, [chapter paths])]}``; chapters are
+        notebooks (``.ipynb``) or Markdown pages (``.md``), relative to the root. Quarto's
+        ``appendices`` list becomes the last part, "Appendices: tooling".
     """
     import yaml
     cfg_path = Path(config) if config else find_root() / "_quarto.yml"
@@ -81,7 +81,8 @@ def read_book(config=None) -> dict:
             if not (root / ch).is_file():
                 raise FileNotFoundError(f"{cfg_path}: chapter {ch} does not exist")
             if Path(ch).suffix not in (".ipynb", ".md"):
-                raise ValueError(f"{cfg_path}: chapter {ch} is neither a notebook (.ipynb) nor Markdown (.md)")
+                raise ValueError(f"{cfg_path}: chapter {ch} is neither a notebook (.ipynb) "
+                                 "nor Markdown (.md)")
     return {"title": str(book.get("title", "dplit")), "root": root, "parts": parts}
 
 # %% ../nbs/05_book.ipynb #b29a8f8b
@@ -113,7 +114,7 @@ def _dollar_pairs(text):
 
 # %% ../nbs/05_book.ipynb #1774abf5
 def _isolate(text):
-    "Make every $$...$$ in `text` (no code fences inside) a paragraph of its own, keeping list indentation."
+    "Make every $$...$$ in `text` (no code fences inside) a paragraph of its own, indent kept."
     for start, end in reversed(_dollar_pairs(text)):
         end += 2
         ls = text.rfind("\n", 0, start) + 1
@@ -146,7 +147,7 @@ def _isolate(text):
 
 # %% ../nbs/05_book.ipynb #8fada1e4
 def normalise_markdown(md: str) -> str:
-    "Every `$$ ... $$` display block becomes a paragraph of its own; code fences and inline code are left alone."
+    "Every `$$ ... $$` display block becomes a paragraph of its own; code is left alone."
     out, chunk, fence = [], [], None
     for line in md.split("\n"):
         m = _FENCE.match(line)
@@ -168,8 +169,8 @@ def normalise_markdown(md: str) -> str:
     return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", text)
 
 # %% ../nbs/05_book.ipynb #54d2b9e4
-_SECTIONS = ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Notes", "Examples", "See Also", "References",
-             "Warns", "Other Parameters")
+_SECTIONS = ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Notes", "Examples",
+             "See Also", "References", "Warns", "Other Parameters")
 
 
 def _split_numpy(doc):
@@ -216,12 +217,14 @@ def docstring_markdown(doc):
     summary, sections = _split_numpy(doc or "")
     out = [summary] if summary else []
     for title, lines in sections:
-        if title in ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Warns", "Other Parameters"):
+        if title in ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Warns",
+                     "Other Parameters"):
             out.append(f"**{title}**\n\n" + "\n".join(f"- {_head(h)}" + (f" — {d}" if d else "")
                                                      for h, d in _items(lines)))
         else:
             body = "\n".join(lines).strip()
-            out.append(f"**{title}**\n\n" + (f"```python\n{body}\n```" if title == "Examples" else body))
+            body = f"```python\n{body}\n```" if title == "Examples" else body
+            out.append(f"**{title}**\n\n" + body)
     return "\n\n".join(out)
 
 
@@ -229,8 +232,8 @@ def _signature(node, drop_self=False):
     args = node.args
     if drop_self and args.args and args.args[0].arg in ("self", "cls"):
         args = ast.arguments(posonlyargs=args.posonlyargs, args=args.args[1:], vararg=args.vararg,
-                             kwonlyargs=args.kwonlyargs, kw_defaults=args.kw_defaults, kwarg=args.kwarg,
-                             defaults=args.defaults)
+                             kwonlyargs=args.kwonlyargs, kw_defaults=args.kw_defaults,
+                             kwarg=args.kwarg, defaults=args.defaults)
     sig = f"({ast.unparse(args)})"
     if node.returns is not None:
         sig += f" -> {ast.unparse(node.returns)}"
@@ -238,8 +241,9 @@ def _signature(node, drop_self=False):
 
 # %% ../nbs/05_book.ipynb #9ce8ade9
 def _member_head(m) -> str:
-    "How a method is listed in its class's API entry: `name(args) -> ret`, or `name: ret` (property) for a property."
-    if any(ast.unparse(d) in ("property", "functools.cached_property", "cached_property") for d in m.decorator_list):
+    "A method in its class's API entry: `name(args) -> ret`, or `name: ret` (property)."
+    props = ("property", "functools.cached_property", "cached_property")
+    if any(ast.unparse(d) in props for d in m.decorator_list):
         ret = f": {ast.unparse(m.returns)}" if m.returns is not None else ""
         return f"`{m.name}{ret}` (property)"
     return f"`{m.name}{_signature(m, drop_self=True)}`"
@@ -253,21 +257,26 @@ def api_entries(source, module=""):
         return []
     entries = []
     for node in tree.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if not isinstance(node, defs) or node.name.startswith("_"):
             continue
         doc = ast.get_docstring(node) or ""
         qual = f"{module}.{node.name}" if module else node.name
         if isinstance(node, ast.ClassDef):
-            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            init = next((n for n in node.body
+                         if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
             if init is not None:
                 sig = _signature(init, drop_self=True).split(" -> ")[0]
             else:
-                fields = [n for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
-                sig = "(" + ", ".join(f"{f.target.id}: {ast.unparse(f.annotation)}"
-                                      + (f" = {ast.unparse(f.value)}" if f.value is not None else "")
-                                      for f in fields) + ")"
+                fields = [n for n in node.body
+                          if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+                sig = "(" + ", ".join(
+                    f"{f.target.id}: {ast.unparse(f.annotation)}"
+                    + (f" = {ast.unparse(f.value)}" if f.value is not None else "")
+                    for f in fields) + ")"
             kind = "class"
-            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            methods = [n for n in node.body
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                        and not n.name.startswith("_")]
         else:
             sig, kind, methods = _signature(node), "function", []
@@ -275,7 +284,8 @@ def api_entries(source, module=""):
         meth = ""
         if methods:
             meth = "\n\n**Methods**\n\n" + "\n".join(
-                f"- {_member_head(m)} — " + (docstring_markdown(ast.get_docstring(m) or "").split("\n\n")[0] or "")
+                f"- {_member_head(m)} — "
+                + (docstring_markdown(ast.get_docstring(m) or "").split("\n\n")[0] or "")
                 for m in methods)
         entries.append((node.name, f":::{{admonition}} {kind} `{qual}`\n:class: api-entry\n\n"
                                    f"`{node.name}{sig}`\n\n{body}{meth}\n:::"))
@@ -302,13 +312,14 @@ _PIPE_SEP = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
 
 
 def _table_outputs(outputs: list) -> list:
-    "Printed Markdown pipe tables (a stdout stream made only of table rows) become Markdown outputs: real tables."
+    "Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs."
     res = []
     for o in outputs:
         text = "".join(o.get("text", "")) if o.get("output_type") == "stream" else ""
         rows = [l for l in text.splitlines() if l.strip()]
         if rows and all(_PIPE_ROW.match(l) for l in rows) and any(_PIPE_SEP.match(l) for l in rows):
-            o = {"output_type": "display_data", "metadata": {}, "data": {"text/markdown": text, "text/plain": text}}
+            o = {"output_type": "display_data", "metadata": {},
+                 "data": {"text/markdown": text, "text/plain": text}}
         res.append(o)
     return res
 
@@ -320,7 +331,7 @@ def _tag(cell, tag):
 
 # %% ../nbs/05_book.ipynb #db529902
 def process_cell(c: dict, module: str = "") -> list[dict]:
-    """The cells a reader sees for one source cell (none, the cell itself, or the cell and its API entries).
+    """The cells a reader sees for one source cell (none, the cell, or it and its API entries).
 
     Parameters
     ----------
@@ -361,7 +372,8 @@ def process_cell(c: dict, module: str = "") -> list[dict]:
     if exported:
         ents = api_entries(code, module)
         if ents:
-            out.append({"cell_type": "markdown", "metadata": {}, "source": "\n\n".join(e for _, e in ents)})
+            out.append({"cell_type": "markdown", "metadata": {},
+                        "source": "\n\n".join(e for _, e in ents)})
     return out
 
 # %% ../nbs/05_book.ipynb #0756edd1
@@ -384,7 +396,8 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix == ".md":
         extra = "".join("\n\n" + "".join(c["source"]) for c in extra_cells)
-        dst.write_text(normalise_markdown(src.read_text(encoding="utf-8")) + extra, encoding="utf-8")
+        text = normalise_markdown(src.read_text(encoding="utf-8")) + extra
+        dst.write_text(text, encoding="utf-8")
         return dst
     nb = json.loads(src.read_text(encoding="utf-8"))
     text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
@@ -395,7 +408,8 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
     return dst
 
 # %% ../nbs/05_book.ipynb #88ed8191
-_MATHJAX_CANDIDATES = ("/usr/share/javascript/mathjax", "/usr/share/nodejs/mathjax", "node_modules/mathjax")
+_MATHJAX_CANDIDATES = ("/usr/share/javascript/mathjax", "/usr/share/nodejs/mathjax",
+                       "node_modules/mathjax")
 
 
 def find_mathjax() -> Path:
@@ -408,29 +422,33 @@ def find_mathjax() -> Path:
     Path
         The MathJax directory.
     """
-    cands = ([os.environ["DPLIT_MATHJAX"]] if os.environ.get("DPLIT_MATHJAX") else []) + list(_MATHJAX_CANDIDATES)
+    env = [os.environ["DPLIT_MATHJAX"]] if os.environ.get("DPLIT_MATHJAX") else []
+    cands = env + list(_MATHJAX_CANDIDATES)
     for c in cands:
         if (Path(c) / "MathJax.js").is_file():
             return Path(c)
-    raise FileNotFoundError("no local MathJax 2 found (looked in " + ", ".join(cands) + "): install Debian's "
-                            "libjs-mathjax (apt-get install libjs-mathjax fonts-mathjax) or set DPLIT_MATHJAX to a "
-                            "MathJax 2 directory")
+    raise FileNotFoundError("no local MathJax 2 found (looked in " + ", ".join(cands) + "): "
+                            "install Debian's libjs-mathjax (apt-get install libjs-mathjax "
+                            "fonts-mathjax) or set DPLIT_MATHJAX to a MathJax 2 directory")
 
 
 _CSS = """
-/* MathJax 2: the theme lays div.math out as a flex row (for MathJax 3), which pushes short equations aside. */
+/* MathJax 2: the theme lays div.math out as a flex row (for MathJax 3), which pushes short
+   equations aside. */
 div.math { display: block !important; text-align: center; overflow-x: auto; overflow-y: hidden; }
-div.math .MJXc-display, div.math .MathJax_Display { display: block; text-align: center; margin: 0.6em 0; }
+div.math .MJXc-display, div.math .MathJax_Display {
+  display: block; text-align: center; margin: 0.6em 0; }
 /* verification records and API entries */
 table.dplit-record { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
-table.dplit-record th, table.dplit-record td { border: 1px solid #ccc; padding: 0.25em 0.6em; vertical-align: top; }
+table.dplit-record th, table.dplit-record td {
+  border: 1px solid #ccc; padding: 0.25em 0.6em; vertical-align: top; }
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
 /* long output lines wrap instead of being cut off */
 div.cell_output pre { white-space: pre-wrap; word-break: break-word; }
-/* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window (12 px code,
-   narrower sidebars); in a narrower window long lines wrap instead of being cut off */
+/* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window
+   (12 px code, narrower sidebars); in a narrower window long lines wrap instead of being cut off */
 html { --pst-sidebar-secondary: 13rem; }
 @media (min-width: 992px) { .bd-sidebar-primary { flex-basis: 17.5%; } }
 div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre-wrap; }
@@ -451,13 +469,17 @@ html_theme = "sphinx_book_theme"
 html_title = {short!r}
 html_static_path = ["_static"]
 html_css_files = ["dplit.css"]
-html_theme_options = {{"show_toc_level": 2, "use_download_button": False, "navigation_with_keys": False}}
+html_theme_options = {{"show_toc_level": 2, "use_download_button": False,
+                      "navigation_with_keys": False}}
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
-mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]], "displayMath": [["\\\\[", "\\\\]"]], "processEscapes": True,
-                                "ignoreClass": "tex2jax_ignore|mathjax_ignore", "processClass": "tex2jax_process|mathjax_process|math|output_area"}},
+mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]],
+                                "displayMath": [["\\\\[", "\\\\]"]], "processEscapes": True,
+                                "ignoreClass": "tex2jax_ignore|mathjax_ignore",
+                    "processClass": "tex2jax_process|mathjax_process|math|output_area"}},
                    "CommonHTML": {{"linebreaks": {{"automatic": True}}}}}}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header", "myst.xref_missing"]
+suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header",
+                     "myst.xref_missing"]
 """
 
 
@@ -468,7 +490,8 @@ def _toc_cell(book: dict) -> dict:
         chs = [c for c in chs if c != _front(book)]
         if not chs:
             continue
-        lines += ["```{toctree}", ":hidden:", ":maxdepth: 1"] + ([f":caption: {part}"] if part else []) + [""]
+        caption = [f":caption: {part}"] if part else []
+        lines += ["```{toctree}", ":hidden:", ":maxdepth: 1"] + caption + [""]
         lines += [str(Path(c).with_suffix("")) for c in chs] + ["```", ""]
     return {"cell_type": "markdown", "metadata": {}, "source": "\n".join(lines)}
 
@@ -485,8 +508,8 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
     config : str or Path, optional
         The `_quarto.yml` (default: the one at the repository root).
     out : str or Path, optional
-        The output folder (default `_book/` beside the config). A previous build there is replaced; a folder
-        that is not a previous build is refused.
+        The output folder (default `_book/` beside the config). A previous build there is
+        replaced; a folder that is not a previous build is refused.
     execute : bool
         Re-execute every chapter before rendering (default: show the saved outputs).
     quiet : bool
@@ -501,7 +524,8 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
     root = book["root"]
     out = Path(out) if out else root / "_book"
     if out.exists() and any(out.iterdir()) and not (out / ".buildinfo").is_file():
-        raise FileExistsError(f"{out} exists and is not a previous build of the book: choose another --out")
+        raise FileExistsError(f"{out} exists and is not a previous build of the book: "
+                              "choose another --out")
     mathjax = find_mathjax()
     with tempfile.TemporaryDirectory(prefix="dplit-book-") as tmp:
         src, html = Path(tmp) / "src", Path(tmp) / "html"
@@ -513,14 +537,15 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
         for _, chs in book["parts"]:
             for ch in chs:
                 if ch == front:
-                    process_notebook(root / ch, src / ("index" + Path(ch).suffix), extra_cells=[_toc_cell(book)])
+                    process_notebook(root / ch, src / ("index" + Path(ch).suffix),
+                                 extra_cells=[_toc_cell(book)])
                 else:
                     process_notebook(root / ch, src / ch)
         short = book["title"].split(":")[0]
         (src / "conf.py").write_text(_CONF.format(title=book["title"], short=short,
                                                   execution="force" if execute else "off"))
-        cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-j", "auto", "-d", str(Path(tmp) / "doctrees"),
-               str(src), str(html)] + (["-q"] if quiet else [])
+        cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-j", "auto",
+               "-d", str(Path(tmp) / "doctrees"), str(src), str(html)] + (["-q"] if quiet else [])
         res = subprocess.run(cmd, capture_output=quiet, text=True)
         if res.returncode != 0:
             raise RuntimeError(f"sphinx failed ({res.returncode}):\n{(res.stderr or '')[-4000:]}")
@@ -531,7 +556,7 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
 
 # %% ../nbs/05_book.ipynb #8b0a7a89
 def chapter_pages(config=None, out=None) -> list[Path]:
-    """The HTML page of every chapter of `_quarto.yml`, in book order (the front page is `index.html`).
+    """The HTML page of every chapter of `_quarto.yml`, in book order (front page: `index.html`).
 
     Parameters
     ----------
@@ -568,7 +593,8 @@ def render_readme(index=None, out=None) -> Path:
     """
     root = find_root()
     nb = json.loads(Path(index or root / "nbs" / "index.ipynb").read_text(encoding="utf-8"))
-    parts = ["<!-- generated from nbs/index.ipynb by `dplit readme`: edit the notebook, not this file -->"]
+    parts = ["<!-- generated from nbs/index.ipynb by `dplit readme`: "
+             "edit the notebook, not this file -->"]
     for c in nb["cells"]:
         s = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
         if c["cell_type"] == "markdown":
