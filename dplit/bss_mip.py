@@ -26,11 +26,13 @@ __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_for
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
-    "A MIP solve failed, hit its time limit, or could not certify its answer: never a silently worse support."
+    """A MIP solve failed, hit its time limit, or could not certify its answer: never a silently
+    worse support."""
 
 
 def _solution_support(zval, s: int) -> tuple:
-    "The support of a solver's binary vector (rounded; refuses a vector that is not s-sparse and binary)."
+    """The support of a solver's binary vector (rounded; refuses a vector that is not s-sparse and
+    binary)."""
     z = np.asarray(zval, float)
     if np.any(np.minimum(np.abs(z), np.abs(z - 1)) > 1e-4) or int(np.round(z).sum()) != s:
         raise SolverError(
@@ -166,7 +168,8 @@ def verify_formulation9(full: bool = False, rng=None) -> dict:
     mutant_rejected = twice != tuple(E[1])
     rel = float(np.max(np.abs(obj - v) / v))
     return dict(
-        measured=f"list = enumeration: {same}; SCIP objective vs exact score: max rel. diff {rel:.1e}; "
+        measured=f"list = enumeration: {same}; SCIP objective vs exact score: max rel. diff "
+                 f"{rel:.1e}; "
         f"mutant (no cuts) rejected: {mutant_rejected}",
         tolerance="exact order; scores to 1e-9 (re-scored)",
         passed=same and mutant_rejected,
@@ -274,7 +277,8 @@ class PerspectiveCuts:
 
 # %% ../nbs/51_bss_mip.ipynb #42f5c386
 def _max_cut_excess(cuts, E, ve, every: int = 3) -> tuple:
-    "Largest cut value minus exact score over all enumerated supports, and the largest error at the cut's own point."
+    """Largest cut value minus exact score over all enumerated supports, and the largest error at
+    the cut's own point."""
     Z = np.zeros((len(E), cuts.p))
     Z[np.arange(len(E))[:, None], E] = 1
     worst, tight = -np.inf, 0.0
@@ -305,7 +309,8 @@ def verify_cut_validity(full: bool = False, rng=None) -> dict:
         bad = max(bad, _max_cut_excess(mut, E, ve)[0])
     tol = 1e-9 * max(1.0, float(np.max(ve)))
     return dict(
-        measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; mutant excess {bad:.3g}",
+        measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; mutant excess "
+                 f"{bad:.3g}",
         tolerance=f"<= {tol:.1e}",
         passed=worst <= tol and tight <= tol and bad > tol,
     )
@@ -349,7 +354,8 @@ class CutMaster:
             self.m.freeTransform()
 
     def add_subset_sum(self, idx, lhs=None, rhs=None):
-        "lhs <= sum_{i in idx} z_i <= rhs (exclusion cut: rhs = s - 1/2; bucket: lhs = rhs = s - k)."
+        """lhs <= sum_{i in idx} z_i <= rhs (exclusion cut: rhs = s - 1/2; bucket: lhs = rhs = s -
+        k)."""
         self._ready()
         e = self._qs(self.z[i] for i in idx)
         if lhs is not None and rhs is not None and lhs == rhs:
@@ -370,7 +376,8 @@ class CutMaster:
         self.n_cuts += 1
 
     def solve(self, time_limit: float, n_pool: int = 1):
-        "Optimal (support, eta, dual bound) plus up to n_pool - 1 further pool supports; raises SolverError."
+        """Optimal (support, eta, dual bound) plus up to n_pool - 1 further pool supports; raises
+        SolverError."""
         self.m.setParam("limits/time", max(float(time_limit), 1e-3))
         self.m.optimize()
         st = self.m.getStatus()
@@ -507,7 +514,8 @@ def verify_oa_exact(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/51_bss_mip.ipynb #bf554802
 def largest_eigenvalue(G) -> float:
-    "lambda_max of the PSD matrix G: exact for p <= 500, else Lanczos (scipy eigsh) times 1.05 for safety."
+    """lambda_max of the PSD matrix G: exact for p <= 500, else Lanczos (scipy eigsh) times 1.05 for
+    safety."""
     if len(G) <= 500:
         return float(np.linalg.eigvalsh(G)[-1])
     from scipy.sparse.linalg import eigsh
@@ -572,7 +580,8 @@ def one_swap_supports(S, p: int) -> np.ndarray:
 
 # %% ../nbs/51_bss_mip.ipynb #e1492f58
 def _base_stats(G, b, yy, U, out):
-    "OLS on U: RSS, and for every i in `out` the residual correlation c_i and squared projected norm a2_i."
+    """OLS on U: RSS, and for every i in `out` the residual correlation c_i and squared projected
+    norm a2_i."""
     if len(U):
         GU = G[np.ix_(U, U)]
         Ginv = np.linalg.pinv(GU, hermitian=True)
@@ -626,7 +635,8 @@ def kswap_bounds(G, b, yy, center, k: int):
 
 # %% ../nbs/51_bss_mip.ipynb #0f088e6f
 def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candidates):
-    "The candidates of one block (one dropped set) with bound <= threshold + margin, as (supports, bounds)."
+    """The candidates of one block (one dropped set) with bound <= threshold + margin, as (supports,
+    bounds)."""
     if k == 1:
         B = np.flatnonzero(lb <= threshold + margin)[:, None]
         L = lb[B[:, 0]]
@@ -740,7 +750,8 @@ def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 200
 
 # %% ../nbs/51_bss_mip.ipynb #ccf4aab9
 def _merge_top(sup_a, v_a, sup_b, v_b, R):
-    "Top R of the union of two scored lists (duplicates dropped), best first; ties broken lexicographically."
+    """Top R of the union of two scored lists (duplicates dropped), best first; ties broken
+    lexicographically."""
     S = np.concatenate([sup_a, sup_b])
     v = np.concatenate([v_a, v_b])
     S, idx = np.unique(S, axis=0, return_index=True)  # lexicographic order
@@ -835,7 +846,8 @@ class MIPSearch(SearchBackend):
         return S1, v1, cuts, master
 
     def _certify(self, X, y, s, R, r, S1, v1, cuts, master, st):
-        "Exact top R from the best support: exact one-swap scores, then every >= 2-swap support that can enter."
+        """Exact top R from the best support: exact one-swap scores, then every >= 2-swap support
+        that can enter."""
         p = X.shape[1]
         t = time.perf_counter()
         P1 = one_swap_supports(S1, p)
@@ -985,7 +997,8 @@ class MIPSearch(SearchBackend):
 @register_check(
     "bss_mip_top_r_exact",
     "MIPSearch.top_r (IHT + OA + one-swap + certification) equals enumeration for "
-    "R in {1, 5, 2+(p-s)s, more}, including data where Appendix B's check fails; buckets equal enumeration",
+    "R in {1, 5, 2+(p-s)s, more}, including data where Appendix B's check fails; buckets equal "
+    "enumeration",
     "Prastakos, Behdin & Mazumder (2025), Eq (5), (8), App B",
 )
 def verify_top_r_exact(full: bool = False, rng=None) -> dict:
@@ -1012,7 +1025,8 @@ def verify_top_r_exact(full: bool = False, rng=None) -> dict:
             )
             total += 1
     return dict(
-        measured=f"{ok}/{total} lists equal enumeration; App-B check failed on {failed_checks}/{len(cases)} "
+        measured=f"{ok}/{total} lists equal enumeration; App-B check failed on "
+                 f"{failed_checks}/{len(cases)} "
         "instances (certified fallback used)",
         tolerance="all equal",
         passed=ok == total,
