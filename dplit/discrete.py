@@ -252,6 +252,14 @@ def _as_fraction(x, name: str) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(float(x))
 
 
+def _draw_many(one, param, size, rng) -> np.ndarray:
+    "`size` exact draws of `one(param, bits)` (one draw as a 0-d value when `size` is None)."
+    bits = ExactBits(rng)
+    n = 1 if size is None else check_int(size, "size", low=1)
+    out = np.array([one(param, bits) for _ in range(n)], dtype=np.int64)
+    return out[0] if size is None else out
+
+
 def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     """Exact draws with P(y) proportional to exp(-|y| / scale) on the integers.
 
@@ -268,10 +276,7 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of int64
     """
-    t, bits = _as_fraction(scale, "scale"), ExactBits(rng)
-    n = 1 if size is None else check_int(size, "size", low=1)
-    out = np.array([_dlap_one(t, bits) for _ in range(n)], dtype=np.int64)
-    return out[0] if size is None else out
+    return _draw_many(_dlap_one, _as_fraction(scale, "scale"), size, rng)
 
 # %% ../nbs/07_discrete.ipynb #1809a705
 def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
@@ -290,10 +295,7 @@ def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of int64
     """
-    s2, bits = _as_fraction(sigma2, "sigma2"), ExactBits(rng)
-    n = 1 if size is None else check_int(size, "size", low=1)
-    out = np.array([_dgauss_one(s2, bits) for _ in range(n)], dtype=np.int64)
-    return out[0] if size is None else out
+    return _draw_many(_dgauss_one, _as_fraction(sigma2, "sigma2"), size, rng)
 
 # %% ../nbs/07_discrete.ipynb #ebeef4fb
 def discrete_log_pmf(y, law: str, param) -> np.ndarray:
