@@ -12,13 +12,15 @@ import numpy as np
 from scipy import stats
 
 from .core import as_rng, check_delta, check_epsilon, check_in_range, check_int, spawn_rngs
-from .mechanisms import analytic_gaussian_sigma, exponential_mechanism, gaussian_mechanism
+from .mechanisms import analytic_gaussian_sigma, exponential_log_probs, exponential_mechanism
+from .mechanisms import gaussian_log_delta, gaussian_mechanism
 from .mechanisms import laplace_mechanism
 from .verify import register_check
 
 # %% auto #0
 __all__ = ['cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult', 'audit', 'primitive_audit_cases',
-           'audit_primitive', 'verify_audit_harness']
+           'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit', 'registered_audits', 'AuditRecord',
+           'run_audit', 'audit_table', 'pmf_epsilon', 'verify_audit_harness']
 
 # %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):
@@ -463,6 +465,288 @@ def audit_primitive(
         vectorized=True,
         rng=rng,
     )
+
+# %% ../nbs/03_audit.ipynb #def596e8
+@dataclass
+class AuditCase:
+    """One registered audit: a neighbouring pair, a claim, and the variants to run on it.
+
+    Parameters
+    ----------
+    variants : dict
+        ``{name: mechanism}``; ``"correct"`` is required and must pass, every other entry is a
+        mutant that must be caught. Each mechanism has the signature `audit` expects.
+    d0, d1 : object
+        The neighbouring datasets.
+    epsilon, delta : float
+        The claimed guarantee.
+    relation : str
+        ``"add/remove"`` or ``"substitute"``: the neighbouring relation the pair instantiates.
+    pair : str
+        One line on why this pair is the hardest one found.
+    kind : {'threshold', 'discrete'}
+        Event kind (see `audit`).
+    vectorized : bool
+        The mechanisms draw many outputs per call.
+    statistic : callable or None
+        Maps an output to what the events are about.
+    n_trials : int
+        Default runs per dataset.
+    exact : dict or None
+        ``{variant: exact epsilon of the pair at the claimed delta}`` where the output law is
+        computable.
+    """
+    variants: dict
+    d0: object
+    d1: object
+    epsilon: float
+    delta: float = 0.0
+    relation: str = "substitute"
+    pair: str = ""
+    kind: str = "threshold"
+    vectorized: bool = False
+    statistic: object = None
+    n_trials: int = 200_000
+    exact: dict | None = None
+
+    def __post_init__(self):
+        if "correct" not in self.variants:
+            raise ValueError("variants must contain 'correct'")
+        if self.relation not in ("add/remove", "substitute"):
+            raise ValueError(f"relation must be 'add/remove' or 'substitute', got {self.relation!r}")
+
+# %% ../nbs/03_audit.ipynb #b7575a36
+@dataclass
+class AuditEntry:
+    name: str
+    mechanism: str
+    source: str
+    build: object
+    module: str
+
+
+_AUDITS: dict[str, AuditEntry] = {}
+
+
+def register_audit(name: str, mechanism: str, source: str = ""):
+    """Register the privacy audit of a mechanism under `name`.
+
+    Parameters
+    ----------
+    name : str
+        Unique name (`dplit audit NAME`).
+    mechanism : str
+        The mechanism audited and its claim, in one line.
+    source : str
+        The paper and result the guarantee comes from.
+
+    Returns
+    -------
+    callable
+        A decorator for `build(full=False) -> AuditCase`; the function is returned unchanged.
+    """
+    def deco(build):
+        prev = _AUDITS.get(name)
+        if prev is not None and prev.build.__qualname__ != build.__qualname__:
+            raise ValueError(f"an audit named {name!r} is already registered by "
+                             f"{prev.module}.{prev.build.__qualname__}")
+        _AUDITS[name] = AuditEntry(name, mechanism, source, build, build.__module__)
+        return build
+    return deco
+
+
+def registered_audits() -> dict[str, AuditEntry]:
+    "Every registered audit, after importing the chapter modules that register them."
+    from dplit.verify import discover
+    discover()
+    return dict(_AUDITS)
+
+# %% ../nbs/03_audit.ipynb #a415e797
+@dataclass
+class AuditRecord:
+    """The outcome of one variant of one registered audit.
+
+    Attributes
+    ----------
+    name, variant : str
+        The audit and the variant (``"correct"`` or a mutant).
+    result : AuditResult
+        The Clopper–Pearson bounds.
+    exact_epsilon : float or None
+        The pair's exact privacy loss for this variant, where computable.
+    relation : str
+        The neighbouring relation of the pair.
+    seconds : float
+        Wall time.
+    """
+    name: str
+    variant: str
+    result: AuditResult
+    exact_epsilon: float | None
+    relation: str
+    seconds: float
+
+    @property
+    def expected(self) -> str:
+        return "pass" if self.variant == "correct" else "caught"
+
+    @property
+    def ok(self) -> bool:
+        "The correct variant passed, or the mutant was caught."
+        return self.result.passed == (self.variant == "correct")
+
+    def row(self) -> dict:
+        r = self.result
+        exact = "-" if self.exact_epsilon is None else f"{self.exact_epsilon:.3f}"
+        return {"audit": self.name, "variant": self.variant,
+                "claim": f"({r.claimed_epsilon:g}, {r.claimed_delta:g})",
+                "eps lower (CP)": f"{r.epsilon_lower:.3f}", "delta lower": f"{r.delta_lower:.3g}",
+                "exact eps": exact, "expected": self.expected,
+                "verdict": "OK" if self.ok else "WRONG", "s": f"{self.seconds:.1f}"}
+
+# %% ../nbs/03_audit.ipynb #7f6f274d
+def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool = False,
+              rng=0, n_jobs: int = 1, progress: bool = False) -> list[AuditRecord]:
+    """Run a registered audit: each requested variant on the registered pair.
+
+    Parameters
+    ----------
+    name : str
+        A registered audit.
+    variants : list of str or None
+        Variants to run; all when None.
+    n_trials : int or None
+        Runs per dataset; the case's default when None.
+    full : bool, default False
+        Build the larger configuration.
+    rng : numpy.random.Generator, int or None
+        Seed; each variant gets its own generator spawned from it, so a variant's numbers do
+        not depend on which other variants run.
+    n_jobs : int, default 1
+        Parallel workers.
+    progress : bool, default False
+        Show progress bars.
+
+    Returns
+    -------
+    list of AuditRecord
+        One per variant, ``"correct"`` first.
+
+    Raises
+    ------
+    ValueError
+        If the audit or a variant is unknown.
+    """
+    import time
+    audits = registered_audits()
+    if name not in audits:
+        raise ValueError(f"unknown audit {name!r}; known: {', '.join(sorted(audits))}")
+    case = audits[name].build(full=full)
+    names = list(case.variants)
+    chosen = names if variants is None else list(variants)
+    unknown = [v for v in chosen if v not in case.variants]
+    if unknown:
+        raise ValueError(f"unknown variant(s) {unknown} of {name!r}; known: {names}")
+    gens = dict(zip(names, spawn_rngs(rng, len(names))))
+    n = case.n_trials if n_trials is None else check_int(n_trials, "n_trials", low=100)
+    out = []
+    for v in sorted(chosen, key=lambda v: v != "correct"):
+        t0 = time.perf_counter()
+        res = audit(case.variants[v], case.d0, case.d1, epsilon=case.epsilon, delta=case.delta,
+                    n_trials=n, statistic=case.statistic, kind=case.kind,
+                    vectorized=case.vectorized, rng=gens[v], n_jobs=n_jobs, progress=progress)
+        exact = None if case.exact is None else case.exact.get(v)
+        out.append(AuditRecord(name, v, res, exact, case.relation, time.perf_counter() - t0))
+    return out
+
+
+def audit_table(records) -> "pd.DataFrame":
+    "The records as a DataFrame, one row per (audit, variant)."
+    import pandas as pd
+    return pd.DataFrame([r.row() for r in records])
+
+# %% ../nbs/03_audit.ipynb #5435f519
+def pmf_epsilon(p0, p1, delta: float = 0.0) -> float:
+    """The exact privacy loss of a pair whose output laws are known: the smallest epsilon with
+    both hockey-stick divergences at most `delta`.
+
+    Parameters
+    ----------
+    p0, p1 : array_like
+        The two output probability mass functions on a common support (each sums to 1).
+    delta : float, default 0
+        The delta at which epsilon is read.
+
+    Returns
+    -------
+    float
+        The exact epsilon (``inf`` when no finite epsilon reaches `delta`).
+    """
+    p0, p1 = np.asarray(p0, float).ravel(), np.asarray(p1, float).ravel()
+    if p0.shape != p1.shape:
+        raise ValueError(f"p0 and p1 must have the same shape, got {p0.shape} and {p1.shape}")
+    if (p0 < 0).any() or (p1 < 0).any() or abs(p0.sum() - 1) > 1e-9 or abs(p1.sum() - 1) > 1e-9:
+        raise ValueError("p0 and p1 must be probability vectors")
+    dlt = check_in_range(delta, "delta", 0.0, 1.0, high_closed=False)
+    hs = lambda e: max(np.maximum(p0 - np.exp(e) * p1, 0).sum(),
+                       np.maximum(p1 - np.exp(e) * p0, 0).sum())
+    if hs(0.0) <= dlt:
+        return 0.0
+    with np.errstate(divide="ignore"):
+        lr = np.abs(np.log(p0) - np.log(p1))
+    top = lr[(p0 > 0) | (p1 > 0)].max()
+    if not np.isfinite(top):
+        top = 50.0
+        if hs(top) > dlt:
+            return math.inf
+    lo, hi = 0.0, float(top)
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if hs(mid) <= dlt else (mid, hi)
+    return hi
+
+# %% ../nbs/03_audit.ipynb #bd0478ed
+def _primitive_exact(name: str, eps: float, delta: float, d: int = 100) -> dict:
+    "Exact epsilon of the primitive pairs for the correct and half-noise variants."
+    if name == "laplace":
+        return {"correct": eps, "half_noise": 2 * eps}
+    if name == "exponential":
+        u0 = np.zeros(d)
+        u0[0] = 1.0
+        p = lambda u, e: np.exp(exponential_log_probs(u, 1.0, e))
+        return {v: pmf_epsilon(p(u0, e), p(1.0 - u0, e)) for v, e in
+                (("correct", eps), ("half_noise", 2 * eps))}
+    from scipy.optimize import brentq
+    sig = analytic_gaussian_sigma(1.0, eps, delta)
+    solve = lambda s: brentq(lambda e: gaussian_log_delta(s, 1.0, e) - math.log(delta), 1e-9, 60)
+    return {"correct": solve(sig), "half_noise": solve(sig / 2)}
+
+
+def _primitive_case(name: str, full: bool = False) -> AuditCase:
+    mech, mut, d0, d1, dlt = primitive_audit_cases(1.0)[name]
+    return AuditCase({"correct": mech, "half_noise": mut}, d0, d1, epsilon=1.0, delta=dlt,
+                     relation="substitute", pair="the worst-case pair of the section above",
+                     kind="discrete" if name == "exponential" else "threshold",
+                     vectorized=True, n_trials=2_000_000 if full else 200_000,
+                     exact=_primitive_exact(name, 1.0, dlt))
+
+
+@register_audit("laplace", "Laplace mechanism, sensitivity 1, epsilon = 1",
+                "Dwork, McSherry, Nissim & Smith (2006)")
+def _audit_laplace(full: bool = False) -> AuditCase:
+    return _primitive_case("laplace", full)
+
+
+@register_audit("exponential", "exponential mechanism, 100 candidates, epsilon = 1",
+                "McSherry & Talwar (2007)")
+def _audit_exponential(full: bool = False) -> AuditCase:
+    return _primitive_case("exponential", full)
+
+
+@register_audit("gaussian", "analytic Gaussian mechanism, (1, 1e-5)",
+                "Balle & Wang (2018)")
+def _audit_gaussian(full: bool = False) -> AuditCase:
+    return _primitive_case("gaussian", full)
 
 # %% ../nbs/03_audit.ipynb #08d5b951
 @register_check(
