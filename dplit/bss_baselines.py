@@ -196,8 +196,19 @@ def l1_scores(G, b, yy, supports, B) -> np.ndarray:
     the minimum over the interior solution and the minimiser on every face of the l1 ball that
     is feasible (see the derivation). Returns an array (m,)."""
     S = np.atleast_2d(np.asarray(supports, dtype=np.int64))
-    m, s = S.shape
     Gs, c = G[S[:, :, None], S[:, None, :]], b[S]
+    ols = np.einsum("mst,mt->ms", np.linalg.pinv(Gs, hermitian=True), c)
+    out = yy - np.einsum("ms,ms->m", ols, c)        # interior optimum, where it is inside the ball
+    edge = np.abs(ols).sum(1) > B
+    if edge.any():
+        out[edge] = _face_scores(Gs[edge], c[edge], yy, B)
+    return out
+
+
+def _face_scores(Gs, c, yy, B) -> np.ndarray:
+    """The smallest value over the feasible face minimisers (and beta = 0), for supports whose
+    least-squares fit lies outside the ball."""
+    m, s = c.shape
     T, sig = _l1_faces(s)
     M = Gs[:, None] * (T[:, :, None] & T[:, None, :])[None] + np.eye(s) * (~T)[None, :, :, None]
     rhs = np.stack([c[:, None] * T[None], np.broadcast_to(sig, (m,) + sig.shape)], -1)
@@ -207,11 +218,7 @@ def l1_scores(G, b, yy, supports, B) -> np.ndarray:
     beta = u - nu[..., None] * w
     ok = np.all(sig * beta >= -1e-12 * B, axis=-1)
     val = yy - 2 * np.einsum("mfs,ms->mf", beta, c) + np.einsum("mfs,mst,mft->mf", beta, Gs, beta)
-    best = np.where(ok, val, np.inf).min(1)
-    ols = np.einsum("mst,mt->ms", np.linalg.pinv(Gs, hermitian=True), c)
-    inner = np.abs(ols).sum(1) <= B
-    v_in = yy - np.einsum("ms,ms->m", ols, c)
-    return np.minimum(np.where(inner, v_in, np.inf), np.minimum(best, yy))
+    return np.minimum(np.where(ok, val, np.inf).min(1), yy)
 
 # %% ../nbs/52_bss_baselines.ipynb #c021a1b2
 @register_check("bss_l1_score_exact",
