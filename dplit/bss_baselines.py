@@ -154,7 +154,8 @@ def _chi2_pvalue(draws, supports, law) -> float:
     big = exp >= 5
     obs_c, exp_c = np.r_[obs[big], obs[~big].sum()], np.r_[exp[big], exp[~big].sum()]
     keep = exp_c > 0
-    return float(stats.chisquare(obs_c[keep], exp_c[keep] * obs_c[keep].sum() / exp_c[keep].sum()).pvalue)
+    o_k, e_k = obs_c[keep], exp_c[keep]
+    return float(stats.chisquare(o_k, e_k * o_k.sum() / e_k.sum()).pvalue)
 
 # %% ../nbs/52_bss_baselines.ipynb #c016a1b2
 @register_check("bss_samp_agg_law",
@@ -192,9 +193,9 @@ def _l1_faces(s: int):
 
 
 def l1_scores(G, b, yy, supports, B) -> np.ndarray:
-    """Exact R_B(S) = min_{||beta||_1 <= B} ||y - X_S beta||^2 for many supports, from X'X, X'y, y'y:
-    the minimum over the interior solution and the minimiser on every face of the l1 ball that
-    is feasible (see the derivation). Returns an array (m,)."""
+    """Exact R_B(S) = min_{||beta||_1 <= B} ||y - X_S beta||^2 for many supports, from X'X, X'y
+    and y'y: the least-squares fit when it lies in the ball, else the smallest value among the
+    feasible minimisers on the faces of the l1 ball (see the derivation). Returns an array (m,)."""
     S = np.atleast_2d(np.asarray(supports, dtype=np.int64))
     Gs, c = G[S[:, :, None], S[:, None, :]], b[S]
     ols = np.einsum("mst,mt->ms", np.linalg.pinv(Gs, hermitian=True), c)
@@ -236,7 +237,8 @@ def verify_l1_score(full: bool = False, rng=None) -> dict:
         v = l1_scores(G, b, yy, S, B)
         for k, row in enumerate(S):
             beta = cp.Variable(3)
-            pr = cp.Problem(cp.Minimize(cp.sum_squares(y - X[:, row] @ beta)), [cp.norm1(beta) <= B])
+            obj = cp.Minimize(cp.sum_squares(y - X[:, row] @ beta))
+            pr = cp.Problem(obj, [cp.norm1(beta) <= B])
             pr.solve(solver=cp.CLARABEL)
             worst = max(worst, abs(pr.value - v[k]) / pr.value)
             mut = max(mut, abs(_full_faces_only(G, b, yy, row, B) - pr.value) / pr.value)
@@ -393,7 +395,8 @@ def verify_mcmc_law(full: bool = False, rng=None) -> dict:
     return dict(measured=f"chi-square p = {p_ok:.3g} (correct), {p_mut:.2g} (temperature eps/D_u); "
                          f"exact TV(chain after {n_iter} steps, stationary) = {tv:.1e}; "
                          f"max/min stationary prob. = {pi.max() / pi.min():.3g}",
-                tolerance="correct p >= 1e-3, mutant p < 1e-6", passed=p_ok >= 1e-3 and p_mut < 1e-6)
+                tolerance="correct p >= 1e-3, mutant p < 1e-6",
+                passed=p_ok >= 1e-3 and p_mut < 1e-6)
 
 # %% ../nbs/52_bss_baselines.ipynb #c037a1b2
 SAMP_AGG_MUTANTS = {"correct": 1.0, "half_noise": 0.5, "l2_sensitivity": 1 / math.sqrt(2)}
@@ -430,9 +433,9 @@ def _audit_samp_agg(full: bool = False) -> AuditCase:
 
 # %% ../nbs/52_bss_baselines.ipynb #c038a1b2
 def mcmc_pair(p: int = 30, anchors: int = 2000, *, B=3.5, b_x=0.5, b_y=0.5) -> tuple:
-    """A substitution pair for the MCMC with s = 1: `anchors` rows per column j with x = (b_y/B) e_j,
-    y = b_y pin every coefficient at B; the replaced row makes column 0's residual 0 and every
-    other column's b_y + B b_x in D, and the reverse in D'."""
+    """A substitution pair for the MCMC with s = 1: `anchors` rows per column j with
+    x = (b_y/B) e_j, y = b_y pin every coefficient at B; the replaced row makes column 0's
+    residual 0 and every other column's b_y + B b_x in D, and the reverse in D'."""
     a = b_y / B
     X = np.kron(np.eye(p), np.full((anchors, 1), a))
     y = np.full(len(X), b_y)

@@ -61,6 +61,19 @@ def _draw_mcmc(X, y, s, eps, draws, g, n_iter):
 METHODS_LS = ("top_r", "mistakes", "samp_agg", "mcmc")
 
 
+def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter):
+    "Releases of one method on one dataset, and the Theorem 2 gap flag (mistakes only)."
+    if meth == "top_r":
+        return _draw_top_r(X, y, s, eps, draws, g, search, D), None
+    if meth == "mistakes":
+        return _draw_mistakes(X, y, s, eps, draws, g, search, D)
+    if meth == "samp_agg":
+        return _draw_samp_agg(X, y, s, eps, draws, g), None
+    if meth == "mcmc":
+        return _draw_mcmc(X, y, s, eps, chains, g, n_iter), None
+    raise ValueError(f"unknown method {meth!r}; choose from {METHODS_LS}")
+
+# %% ../nbs/53_bss_experiments.ipynb #c011a1b2
 def recovery_trial(n: int, p: int, s: int, rng, *, methods=METHODS_LS, epsilon: float = 1.0,
                    draws: int = 50, mcmc_chains_: int | None = None, mcmc_iter: int = 1000,
                    search=None) -> list:
@@ -85,22 +98,14 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=METHODS_LS, epsilon: 
     D = _effective_delta(n, s, 0.5, 0.5, 1.1, "squared", "tight")
     rows = []
     for meth in methods:
-        t, gap = time.perf_counter(), None
-        if meth == "top_r":
-            out = _draw_top_r(X, y, s, epsilon, draws, g, search, D)
-        elif meth == "mistakes":
-            out, gap = _draw_mistakes(X, y, s, epsilon, draws, g, search, D)
-        elif meth == "samp_agg":
-            out = _draw_samp_agg(X, y, s, epsilon, draws, g)
-        elif meth == "mcmc":
-            out = _draw_mcmc(X, y, s, epsilon, mcmc_chains_ or draws, g, mcmc_iter)
-        else:
-            raise ValueError(f"unknown method {meth!r}; choose from {METHODS_LS}")
+        t = time.perf_counter()
+        out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
+                               mcmc_chains_ or draws, mcmc_iter)
         row = _summary(out, truth, time.perf_counter() - t)
         rows.append(dict(method=meth, n=n, p=p, gap_holds=gap, **row))
     return rows
 
-# %% ../nbs/53_bss_experiments.ipynb #c012a1b2
+# %% ../nbs/53_bss_experiments.ipynb #c013a1b2
 def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: int = 1,
                    progress: bool = True, **kw) -> pd.DataFrame:
     """`recovery_trial` for every n in `ns` and `trials` datasets each, in parallel (joblib) with

@@ -14,7 +14,7 @@ import numpy as np
 from .bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
                        support_scores, top_r_select)
 # private to dplit.bss: the exact scorer behind support_scores
-from .bss import _squared_scores
+from .bss import _check_data, _squared_scores
 from .core import check_int, check_positive, check_X_y
 from .verify import register_benchmark, register_check
 
@@ -22,7 +22,8 @@ from .verify import register_benchmark, register_check
 __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9', 'psd_shift', 'PerspectiveCuts',
            'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
            'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
-           'verify_top_r_exact', 'verify_selector', 'bench_top_r']
+           'verify_top_r_exact', 'verify_selector', 'hinge_data', 'hinge_dual', 'HingeCuts', 'HingeOASearch',
+           'verify_hinge_cut_validity', 'verify_hinge_exact', 'bench_top_r']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -1049,6 +1050,180 @@ def verify_selector(full: bool = False, rng=None) -> dict:
     return dict(
         measured=f"{same}/{len(a)} releases identical", tolerance="all", passed=same == len(a)
     )
+
+# %% ../nbs/51_bss_mip.ipynb #h0017f3e
+def hinge_data(n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: float = 0.5,
+               rng=None):
+    """Classification data of App D.2: z = x'beta* + noise (sample SNR `snr`), u ~ U[0, 1], y = +1
+    when u > sigmoid(z) (as printed) else -1. The rows are those of `bss_data` (clipped to b), and
+    z is formed from the clipped rows.
+
+    Returns
+    -------
+    (X, y in {-1, +1}, true support)
+    """
+    from dplit.core import as_rng
+    g = as_rng(rng)
+    X, _, support = bss_data(n, p, s, rho=rho, snr=snr, b=b, rng=g)
+    mu = X[:, list(support)].sum(1) / math.sqrt(s)
+    e = g.standard_normal(n)
+    e *= math.sqrt(mu @ mu / check_positive(snr, "snr") / (e @ e))
+    z = mu + e
+    return X, np.where(g.random(n) > 1 / (1 + np.exp(-z)), 1.0, -1.0), support
+
+# %% ../nbs/51_bss_mip.ipynb #h0037f3e
+def hinge_dual(M, r) -> np.ndarray:
+    """A near-optimal dual point alpha in [0, 1]^n of
+    min_{||beta|| <= r} (1/n) sum max(0, 1 - M beta) (M = y * X_S), from the conic solver Clarabel
+    through cvxpy; raises SolverError on failure."""
+    import cvxpy as cp
+    n, s = M.shape
+    beta, xi = cp.Variable(s), cp.Variable(n)
+    margin = xi >= 1 - M @ beta
+    prob = cp.Problem(cp.Minimize(cp.sum(xi) / n), [xi >= 0, margin, cp.norm(beta, 2) <= r])
+    try:
+        prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    except cp.error.SolverError as e:
+        raise SolverError(f"Clarabel failed on a hinge score: {e}") from e
+    if prob.status != cp.OPTIMAL:
+        raise SolverError(f"Clarabel did not solve a hinge score (status {prob.status!r})")
+    return np.clip(n * np.asarray(margin.dual_value, float), 0.0, 1.0)
+
+# %% ../nbs/51_bss_mip.ipynb #h0047f3e
+class HingeCuts:
+    """Exact cuts for the hinge score
+    R(S) = min_{||beta|| <= r} (1/n) sum max(0, 1 - y_i x_{i,S}'beta), from a dual point at S (see the derivation): R(S') >= (sum alpha - (r/2)(u(S')/t + t)) / n with
+    u(S') = sum_{i in S'} w_i^2, w = X'(y * alpha), t = sqrt(u(S)).
+
+    Parameters
+    ----------
+    X, y : data (y in {-1, +1}); r : ball radius
+    half : the 1/2 of the tangent (1.0 is a wrong mutant kept for the check)
+    """
+
+    def __init__(self, X, y, r, half: float = 0.5):
+        self.X, self.y = np.asarray(X, float), np.asarray(y, float)
+        self.n, self.p = self.X.shape
+        self.r, self.half = float(r), float(half)
+        self.M = self.y[:, None] * self.X
+
+    def cut(self, S):
+        """(value, gradient (p,), exact score of S): the cut eta >= value + grad . (z - z_S) holds
+        at every binary z."""
+        S = list(S)
+        alpha = hinge_dual(self.M[:, S], self.r)
+        w2 = (self.M.T @ alpha) ** 2
+        t = max(math.sqrt(float(w2[S].sum())), 1e-12)
+        value = (alpha.sum() - self.r * t) / self.n
+        grad = -self.half * self.r / (self.n * t) * w2
+        score = float(support_scores(self.X, self.y, [S], r=self.r, loss="hinge")[0])
+        return float(value), grad, score
+
+# %% ../nbs/51_bss_mip.ipynb #h0067f3e
+class _HingeOABase(SearchBackend):
+    """Top-R and per-bucket search for the hinge score: outer approximation (Algorithm 2) with the
+    exact dual cuts of `HingeCuts` and the SCIP master `CutMaster`; the k-th best support by
+    exclusion cuts, bucket k by the constraint sum_{i in centre} z_i = s - k. Exact scores only.
+
+    Parameters
+    ----------
+    tol : absolute tolerance of every OA solve (scores lie in [0, 1])
+    time_limit : seconds per OA solve (exceeding it raises SolverError)
+    """
+
+    name = "hinge_oa"
+
+    def __init__(self, *, tol: float = 1e-7, time_limit: float = 600.0):
+        self.tol = check_positive(tol, "tol")
+        self.time_limit = check_positive(time_limit, "time_limit")
+
+    def _setup(self, X, y, s, r, loss):
+        if loss != "hinge":
+            raise ValueError(f"HingeOASearch supports loss='hinge' only, got {loss!r}")
+        X, y = _check_data(X, y, "hinge")
+        return X, y, _check_s(s, X.shape[1]), check_positive(r, "r")
+
+    def _master(self, p, s):
+        return CutMaster(p, s, offset=0.0, lower=0.0, abs_gap=self.tol / 4)
+
+    def _best(self, cuts, master):
+        return outer_approximation(cuts, master, tol=self.tol, time_limit=self.time_limit)[0]
+
+    def _rescored(self, X, y, found, r):
+        "Exact scores of the found supports, sorted (stable over lexicographic order)."
+        S = np.unique(np.array(found, dtype=np.int64), axis=0)
+        v = support_scores(X, y, S, r=r, loss="hinge")
+        o = np.argsort(v, kind="stable")
+        return S[o], v[o]
+
+# %% ../nbs/51_bss_mip.ipynb #h0077f3e
+class HingeOASearch(_HingeOABase):
+    __doc__ = _HingeOABase.__doc__
+
+    def top_r(self, X, y, s, R, *, r, loss="hinge"):
+        "The R best supports (Eq 5) for the hinge score, best first, with exact scores."
+        X, y, s, r = self._setup(X, y, s, r, loss)
+        R = check_int(R, "R", low=1, high=math.comb(X.shape[1], s))
+        cuts, master, found = HingeCuts(X, y, r), self._master(X.shape[1], s), []
+        for _ in range(R):
+            found.append(self._best(cuts, master))
+            master.add_subset_sum(list(found[-1]), rhs=s - 0.5)      # exclusion cut
+        return self._rescored(X, y, found, r)
+
+    def best_per_bucket(self, X, y, s, center, *, r, loss="hinge", rule="exact"):
+        "Row k: the best support with exactly (at least) k elements outside `center`, k = 0..K."
+        X, y, s, r = self._setup(X, y, s, r, loss)
+        if rule not in ("exact", "at_least"):
+            raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
+        center = _as_support(center, X.shape[1], "center")
+        cuts, rows = HingeCuts(X, y, r), []
+        for k in range(min(s, X.shape[1] - s) + 1):
+            master = self._master(X.shape[1], s)
+            master.add_subset_sum(list(center), rhs=s - k, lhs=(s - k) if rule == "exact" else None)
+            rows.append(self._best(cuts, master))
+        S = np.array(rows, dtype=np.int64)
+        return S, support_scores(X, y, S, r=r, loss="hinge")
+
+# %% ../nbs/51_bss_mip.ipynb #h0097f3e
+@register_check(
+    "bss_mip_hinge_cut_validity",
+    "every hinge dual cut under-estimates the exact hinge score at every feasible binary z and "
+    "is tight at its own support; a mutant tangent (slope doubled) is rejected",
+    "Prastakos, Behdin & Mazumder (2025), App C; our exact dual cuts",
+)
+def verify_hinge_cut_validity(full: bool = False, rng=None) -> dict:
+    X, y, _ = hinge_data(120 if full else 60, 9 if full else 8, 2, rng=rng)
+    E, ve = enumerate_supports(X, y, 2, r=1.1, loss="hinge")
+    worst, tight = _max_cut_excess(HingeCuts(X, y, 1.1), E, ve, every=2 if full else 3)
+    bad = _max_cut_excess(HingeCuts(X, y, 1.1, half=1.0), E, ve, every=2 if full else 3)[0]
+    return dict(measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; "
+                         f"mutant excess {bad:.3g}",
+                tolerance="<= 1e-8 and tight to 1e-6; mutant > 1e-6",
+                passed=worst <= 1e-8 and tight <= 1e-6 and bad > 1e-6)
+
+
+@register_check(
+    "bss_mip_hinge_exact",
+    "HingeOASearch lists the enumerated 1st..R-th best hinge supports in order, and the best "
+    "support of every bucket (exact and at-least rules)",
+    "Prastakos, Behdin & Mazumder (2025), App C with Algorithm 2 and Eq (5), (8)",
+)
+def verify_hinge_exact(full: bool = False, rng=None) -> dict:
+    cases = [(60, 8, 2)] + ([(150, 11, 3)] if full else [])
+    ok, total, m = 0, 0, HingeOASearch()
+    for n, p, s in cases:
+        X, y, _ = hinge_data(n, p, s, rng=rng)
+        E, ve = enumerate_supports(X, y, s, r=1.1, loss="hinge")
+        S, v = m.top_r(X, y, s, 5, r=1.1)
+        ok += bool(np.array_equal(S, E[:5]) and np.allclose(v, ve[:5], rtol=0, atol=1e-9))
+        total += 1
+        for rule, c in (("exact", E[0]), ("at_least", E[2])):
+            B, _ = m.best_per_bucket(X, y, s, c, r=1.1, rule=rule)
+            ref = ExhaustiveSearch().best_per_bucket(X, y, s, c, r=1.1, loss="hinge", rule=rule)[0]
+            ok += bool(np.array_equal(B, ref))
+            total += 1
+    return dict(measured=f"{ok}/{total} lists equal enumeration", tolerance="all equal",
+                passed=ok == total)
 
 # %% ../nbs/51_bss_mip.ipynb #9b51e7eb
 def _time_pipeline(n, p, s, rng, warm_start="iht", oa2_time=2.0):
