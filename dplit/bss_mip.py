@@ -760,42 +760,33 @@ def _merge_top(sup_a, v_a, sup_b, v_b, R):
     o = np.argsort(v, kind="stable")[:R]
     return S[o], v[o]
 
-# %% ../nbs/51_bss_mip.ipynb #11dde03d
-class MIPSearch(SearchBackend):
+# %% ../nbs/51_bss_mip.ipynb #s0019c1d
+class _MIPSearchParams(SearchBackend):
     """Top-R and per-bucket search at large p: IHT warm start, outer approximation (Algorithm 2,
-    SCIP master,
-    exact perspective cuts) for the best support, exact one-swap scores, and an exact certification
-    of the
-    supports with >= 2 swaps (Appendix B, with a certified fallback instead of a failed check).
-
-
-    name = "mip"
+    SCIP master, exact perspective cuts) for the best support, exact one-swap scores, and an exact
+    certification of the supports with >= 2 swaps (Appendix B, with a certified fallback instead
+    of a failed check).
 
     Parameters
     ----------
     tol : relative OA tolerance for the best support (times y'y)
     oa_tol : relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
-    region
+        region
     oa2_time : seconds for that run (its time-out is harmless: the certification is exact
-    regardless)
+        regardless)
     time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the
-    best support
-        seen so far becomes the centre of the certification, which is exact from any centre
-    max_candidates : cap on the supports the certification may need to score (exceeding it raises
-    SolverError)
+        best support seen so far becomes the centre of the certification, which is exact from
+        any centre
+    max_candidates : cap on the supports the certification may need to score (exceeding it
+        raises SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
     """
 
-    def __init__(
-        self,
-        *,
-        tol: float = 1e-9,
-        oa_tol: float = 0.005,
-        oa2_time: float = 2.0,
-        time_limit: float = 600.0,
-        max_candidates: int = 2_000_000,
-        warm_start: str = "iht",
-    ):
+    name = "mip"
+
+    def __init__(self, *, tol: float = 1e-9, oa_tol: float = 0.005, oa2_time: float = 2.0,
+                 time_limit: float = 600.0, max_candidates: int = 2_000_000,
+                 warm_start: str = "iht"):
         self.tol = check_positive(tol, "tol")
         self.oa_tol = check_positive(oa_tol, "oa_tol")
         self.oa2_time = check_positive(oa2_time, "oa2_time")
@@ -812,6 +803,10 @@ class MIPSearch(SearchBackend):
         s = _check_s(s, X.shape[1])
         return X, y, s, check_positive(r, "r")
 
+# %% ../nbs/51_bss_mip.ipynb #s0039c1d
+class _MIPSearchBest(_MIPSearchParams):
+    __doc__ = _MIPSearchParams.__doc__
+
     def best_support(self, X, y, s, *, r, stats=None):
         "The best support (certified by OA up to tol * y'y) and the cut generator."
         st = {} if stats is None else stats
@@ -820,31 +815,44 @@ class MIPSearch(SearchBackend):
         p = X.shape[1]
         st["setup_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        S0 = (
-            iht_warm_start(cuts.G, cuts.b, s)
-            if self.warm_start == "iht"
-            else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist())
-        )
+        S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
+              else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
         v, g, sc = cuts.cut(S0)
         st["warm_start_s"] = time.perf_counter() - t
         t = time.perf_counter()
         master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
         master.add_cut(S0, v, g, sc)
         try:
-            S1, v1, lb = outer_approximation(
-                cuts,
-                master,
-                incumbent=(S0, sc),
-                tol=self.tol * max(cuts.yy, 1e-300),
-                time_limit=self.time_limit,
-                stats=st,
-            )
-        # harmless: the centre only steers the certification
-        except SolverError as e:
+            S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
+                                             tol=self.tol * max(cuts.yy, 1e-300),
+                                             time_limit=self.time_limit, stats=st)
+        except SolverError as e:              # harmless: the centre only steers the certification
             S1, v1 = e.incumbent
             st["oa_failed"] = str(e)
         st["oa_s"] = time.perf_counter() - t
         return S1, v1, cuts, master
+
+# %% ../nbs/51_bss_mip.ipynb #s0059c1d
+def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates):
+    """Merge into the scored list (L, vL) every k-swap support of `center` that can enter its top R.
+    Returns (L, vL, threshold, number of candidates scored)."""
+    n_scored = 0
+    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
+        g0 = _greedy_support(U, out, lb, k)
+        L, vL = _merge_top(L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R)
+        if len(vL) == R:
+            theta = min(theta, vL[-1])
+        C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
+                                  max_candidates)
+        L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin)
+        n_scored += m
+        if len(vL) == R:
+            theta = min(theta, vL[-1])
+    return L, vL, theta, n_scored
+
+# %% ../nbs/51_bss_mip.ipynb #s0079c1d
+class _MIPSearchCertify(_MIPSearchBest):
+    __doc__ = _MIPSearchParams.__doc__
 
     def _certify(self, X, y, s, R, r, S1, v1, cuts, master, st):
         """Exact top R from the best support: exact one-swap scores, then every >= 2-swap support
@@ -852,13 +860,8 @@ class MIPSearch(SearchBackend):
         p = X.shape[1]
         t = time.perf_counter()
         P1 = one_swap_supports(S1, p)
-        L, vL = _merge_top(
-            np.array([S1]),
-            np.array([v1]),
-            P1,
-            _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0],
-            R,
-        )
+        L, vL = _merge_top(np.array([S1]), np.array([v1]), P1,
+                           _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
         st["one_swap_s"] = time.perf_counter() - t
         K = min(s, p - s)
         if K < 2:
@@ -867,43 +870,51 @@ class MIPSearch(SearchBackend):
         T = None
         try:
             master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
-            T, u, _ = outer_approximation(
-                cuts, master, tol=self.oa_tol * abs(v1), time_limit=self.oa2_time, stats=st
-            )
-        except SolverError:
-            # harmless: the certification below is exact anyway
+            T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1),
+                                          time_limit=self.oa2_time, stats=st)
+        except SolverError:                   # harmless: the certification below is exact anyway
             st["oa2_timeout"] = True
         st["oa2_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        cand_S, cand_v = L, vL
-        if T is not None:
-            cand_S, cand_v = _merge_top(L, vL, np.array([T]), np.array([u]), R)
+        cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
         theta = cand_v[-1] if len(cand_v) == R else np.inf
-        margin = 1e-9 * cuts.yy + 1e-12
-        n_scored = 0
+        margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
         for k in range(2, K + 1):
-            # one dropped set at a time
-            for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, S1, k):
-                g0 = _greedy_support(U, out, lb, k)
-                L, vL = _merge_top(
-                    L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R
-                )
-                if len(vL) == R:
-                    theta = min(theta, vL[-1])
-                C, LB = _block_candidates(
-                    cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin, self.max_candidates
-                )
-                L, vL, m = _score_in_order(
-                    cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin
-                )
-                n_scored += m
-                if len(vL) == R:
-                    theta = min(theta, vL[-1])
+            L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
+                                             self.max_candidates)
+            n_scored += m
         st["certify_candidates"] = n_scored
         st["certify_s"] = time.perf_counter() - t
         if len(L) != R:
             raise SolverError(f"certification found {len(L)} supports, expected R = {R}")
         return L, vL
+
+# %% ../nbs/51_bss_mip.ipynb #s0099c1d
+def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time, margin,
+                    max_candidates):
+    "The best support with exactly k (or at least k) swaps from `center`: (support tuple, score)."
+    master = CutMaster(X.shape[1], s, offset=0.0, abs_gap=tol * cuts.yy / 4)
+    master.add_subset_sum(list(center), rhs=s - k, lhs=(s - k) if rule == "exact" else None)
+    best_S, best_v = np.empty((0, s), dtype=np.int64), np.empty(0)
+    try:                                      # an incumbent only: the search below is exact
+        T, u, _ = outer_approximation(cuts, master, tol=oa_tol * cuts.yy, time_limit=oa2_time)
+        best_S = np.array([T])
+        best_v = _squared_scores(X, y, best_S, r, G=cuts.G, b=cuts.b)[0]
+    except SolverError:
+        pass
+    for j in ks:
+        if j == 0:
+            best_S, best_v = _merge_top(best_S, best_v, np.array([center]),
+                                        support_scores(X, y, np.array([center]), r=r), 1)
+            continue
+        theta = float(best_v[0]) if len(best_v) else np.inf
+        best_S, best_v, _, _ = _certify_swaps(X, y, r, cuts, center, j, best_S, best_v, 1,
+                                              theta, margin, max_candidates)
+    return tuple(best_S[0].tolist()), float(best_v[0])
+
+# %% ../nbs/51_bss_mip.ipynb #s0119c1d
+class MIPSearch(_MIPSearchCertify):
+    __doc__ = _MIPSearchParams.__doc__
 
     def top_r(self, X, y, s, R, *, r, loss="squared"):
         """The R best supports (Eq 5), best first, with exact scores (`dplit.bss.support_scores`).
@@ -916,16 +927,14 @@ class MIPSearch(SearchBackend):
         v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
         L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
         t = time.perf_counter()
-        # the public exact scorer, once, on the final list
-        v = support_scores(X, y, L, r=r)
+        v = support_scores(X, y, L, r=r)      # the public exact scorer, once, on the final list
         st["rescore_s"] = time.perf_counter() - t
         st["list_two_plus_swaps"] = int(np.sum(s - np.isin(L, S1).sum(1) >= 2))
         return L, v
 
     def best_per_bucket(self, X, y, s, center, *, r, loss="squared", rule="exact"):
         """Row k: the best support with exactly k (rule="exact") or at least k (rule="at_least")
-        elements outside
-        `center`, k = 0..min(s, p - s), with exact scores."""
+        elements outside `center`, k = 0..min(s, p - s), with exact scores."""
         X, y, s, r = self._setup(X, y, s, r, loss)
         if rule not in ("exact", "at_least"):
             raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
@@ -934,65 +943,17 @@ class MIPSearch(SearchBackend):
         if len(center) != s:
             raise ValueError(f"center must have s = {s} elements, got {len(center)}")
         cuts = PerspectiveCuts(X, y, r)
-        K = min(s, p - s)
-        rows, vals = [], []
-        margin = 1e-9 * cuts.yy + 1e-12
+        K, margin, rows = min(s, p - s), 1e-9 * cuts.yy + 1e-12, []
         for k in range(K + 1):
-            ks = range(k, K + 1) if rule == "at_least" else [k]
             if k == 0 and rule == "exact":
                 rows.append(center)
-                vals.append(float(support_scores(X, y, np.array([center]), r=r)[0]))
                 continue
-            master = CutMaster(p, s, offset=0.0, abs_gap=self.tol * cuts.yy / 4)
-            master.add_subset_sum(list(center), rhs=s - k, lhs=(s - k) if rule == "exact" else None)
-            best_S, best_v = np.empty((0, s), dtype=np.int64), np.empty(0)
-            # an incumbent only: the search below is exact
-            try:
-                T, u, _ = outer_approximation(
-                    cuts, master, tol=self.oa_tol * cuts.yy, time_limit=self.oa2_time
-                )
-                best_S, best_v = (
-                    np.array([T]),
-                    _squared_scores(X, y, np.array([T]), r, G=cuts.G, b=cuts.b)[0],
-                )
-            except SolverError:
-                pass
-            for j in ks:
-                if j == 0:
-                    best_S, best_v = _merge_top(
-                        best_S,
-                        best_v,
-                        np.array([center]),
-                        support_scores(X, y, np.array([center]), r=r),
-                        1,
-                    )
-                    continue
-                for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, j):
-                    g0 = _greedy_support(U, out, lb, j)
-                    best_S, best_v = _merge_top(
-                        best_S, best_v, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], 1
-                    )
-                    C, LB = _block_candidates(
-                        cuts.G,
-                        cuts.b,
-                        cuts.yy,
-                        U,
-                        out,
-                        lb,
-                        mx,
-                        j,
-                        float(best_v[0]),
-                        margin,
-                        self.max_candidates,
-                    )
-                    best_S, best_v, _ = _score_in_order(
-                        cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, best_S, best_v, 1, margin
-                    )
-            rows.append(tuple(best_S[0].tolist()))
-            vals.append(float(best_v[0]))
+            ks = range(k, K + 1) if rule == "at_least" else [k]
+            rows.append(_bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol,
+                                        self.oa_tol, self.oa2_time, margin,
+                                        self.max_candidates)[0])
         rows = np.array(rows, dtype=np.int64)
-        # the public exact scorer on the final rows
-        return rows, support_scores(X, y, rows, r=r)
+        return rows, support_scores(X, y, rows, r=r)   # the public exact scorer on the final rows
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
 @register_check(
