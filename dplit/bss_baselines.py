@@ -26,9 +26,10 @@ __all__ = ['SAMP_AGG_MUTANTS', 'MCMC_MUTANTS', 'MCMC_AUDIT_ITER', 'lasso_vote', 
 
 # %% ../nbs/52_bss_baselines.ipynb #c006a1b2
 def lasso_vote(X, y, s: int) -> tuple:
-    """The s-sparse Lasso support of one block: walk the Lasso path (LARS, no intercept) from the
-    top and stop at the first knot with at least s non-zero coefficients; keep the s largest
-    |coefficients| there (ties: the larger |x_j'y|, then the smaller index).
+    """The s-sparse Lasso support of one block: walk the Lasso path (LARS, no intercept, at most 4s
+    steps) from the top and stop at the first knot with at least s non-zero coefficients (or at
+    the last knot computed); keep the s largest |coefficients| there (ties: the larger |x_j'y|,
+    then the smaller index).
 
     Parameters
     ----------
@@ -40,7 +41,7 @@ def lasso_vote(X, y, s: int) -> tuple:
     """
     from sklearn.linear_model import lars_path
     p = X.shape[1]
-    _, _, coefs = lars_path(X, y, method="lasso", max_iter=4 * p)
+    _, _, coefs = lars_path(X, y, method="lasso", max_iter=4 * s)
     nnz = (coefs != 0).sum(0)
     hit = np.flatnonzero(nnz >= s)
     beta = coefs[:, hit[0]] if len(hit) else coefs[:, -1]
