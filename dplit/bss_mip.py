@@ -1053,7 +1053,8 @@ def hinge_dual(M, r) -> np.ndarray:
 # %% ../nbs/51_bss_mip.ipynb #h0047f3e
 class HingeCuts:
     """Exact cuts for the hinge score
-    R(S) = min_{||beta|| <= r} (1/n) sum max(0, 1 - y_i x_{i,S}'beta), from a dual point at S (see the derivation): R(S') >= (sum alpha - (r/2)(u(S')/t + t)) / n with
+    R(S) = min_{||beta|| <= r} (1/n) sum max(0, 1 - y_i x_{i,S}'beta), from a dual point at S
+    (see the derivation): R(S') >= (sum alpha - (r/2)(u(S')/t + t)) / n with
     u(S') = sum_{i in S'} w_i^2, w = X'(y * alpha), t = sqrt(u(S)).
 
     Parameters
