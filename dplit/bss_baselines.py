@@ -449,7 +449,7 @@ def mcmc_pair(p: int = 30, anchors: int = 2000, *, B=3.5, b_x=0.5, b_y=0.5) -> t
 # %% ../nbs/52_bss_baselines.ipynb #c039a1b2
 MCMC_MUTANTS = {"correct": 1.0, "half_noise": 2.0,
                 "no_cross_term": (3.5 * 0.5 + 0.5) ** 2 / ((3.5 * 0.5) ** 2 + 0.5 ** 2)}
-MCMC_AUDIT_ITER = 60
+MCMC_AUDIT_ITER = 20
 
 
 def _mcmc_table(D, s, B):
@@ -471,7 +471,7 @@ def _mcmc_variant(factor, s, eps, B):
 
 
 @register_audit("bss_mcmc", "Metropolis chain over supports (Roy & Tewari 2023) at inverse "
-                "temperature eps/(2 D_u), D_u = (B b_x + b_y)^2, 60 steps, (1, 1e-6)",
+                "temperature eps/(2 D_u), D_u = (B b_x + b_y)^2, 20 steps, (1, 1e-6)",
                 "Roy & Tewari (2023); Prastakos, Behdin & Mazumder (2025), §5")
 def _audit_mcmc(full: bool = False) -> AuditCase:
     s, eps, B, delta = 1, 1.0, 3.5, 1e-6
