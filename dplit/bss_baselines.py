@@ -377,10 +377,20 @@ def verify_mcmc_law(full: bool = False, rng=None) -> dict:
                 tolerance="correct p >= 1e-3, mutant p < 1e-6",
                 passed=p_ok >= 1e-3 and p_mut < 1e-6)
 
-# %% ../nbs/52_bss_baselines.ipynb #f918e4f3
+# %% ../nbs/52_bss_baselines.ipynb #66ae3256
 def _johnson_gap(p: int, s: int) -> float:
     "Absolute spectral gap of the uniform swap walk on the size-s subsets of [p]."
     return min(p / (s * (p - s)), 1.0 - 1.0 / max(s, p - s))
+
+
+def _tv_terms(epsilon, n, p, s, B, b_x, b_y) -> tuple:
+    "(log tau(0), log of the contraction per step) of the bound below."
+    t = mcmc_temperature(epsilon, B=B, b_x=b_x, b_y=b_y)
+    n, p = check_int(n, "n", low=1), check_int(p, "p", low=2)
+    s = check_int(s, "s", low=1, high=p - 1)
+    L = t * n * b_y ** 2
+    rate = math.log1p(-math.exp(-L) * _johnson_gap(p, s))
+    return -math.log(2) + 0.5 * (L + math.log(-math.expm1(-L))), rate
 
 
 def mcmc_log_tv_bound(epsilon, n: int, p: int, s: int, n_iter: int, *, B=3.5, b_x=0.5,
@@ -398,14 +408,10 @@ def mcmc_log_tv_bound(epsilon, n: int, p: int, s: int, n_iter: int, *, B=3.5, b_
     -------
     float, log tau(T) (may be >= 0: then the bound says nothing).
     """
-    t = mcmc_temperature(epsilon, B=B, b_x=b_x, b_y=b_y)
-    n, p = check_int(n, "n", low=1), check_int(p, "p", low=2)
-    s, T = check_int(s, "s", low=1, high=p - 1), check_int(n_iter, "n_iter", low=0)
-    L = t * n * b_y ** 2
-    rate = math.log1p(-math.exp(-L) * _johnson_gap(p, s)) if p > 2 else 0.0
-    return -math.log(2) + 0.5 * (L + math.log(-math.expm1(-L))) + T * rate
+    log0, rate = _tv_terms(epsilon, n, p, s, B, b_x, b_y)
+    return log0 + check_int(n_iter, "n_iter", low=0) * rate
 
-# %% ../nbs/52_bss_baselines.ipynb #a3cece1e
+# %% ../nbs/52_bss_baselines.ipynb #43d7a611
 def mcmc_delta(epsilon, n: int, p: int, s: int, n_iter: int, **bounds) -> float:
     """delta of the finite chain: min(1, (1 + e^eps) tau(T)), tau from `mcmc_log_tv_bound`
     (same parameters; `bounds` = B, b_x, b_y). Returns a float in [0, 1]."""
@@ -417,20 +423,20 @@ def mcmc_steps(epsilon, delta, n: int, p: int, s: int, **bounds) -> float:
     """Smallest chain length T with mcmc_delta(...) <= delta (math.inf when the swap walk has no
     absolute spectral gap, p = 2). Parameters as in `mcmc_delta`; delta in (0, 1)."""
     dlt = check_delta(delta, positive=True)
-    l0 = math.log1p(math.exp(epsilon)) + mcmc_log_tv_bound(epsilon, n, p, s, 0, **bounds)
-    l1 = math.log1p(math.exp(epsilon)) + mcmc_log_tv_bound(epsilon, n, p, s, 1, **bounds)
+    bd = dict(dict(B=3.5, b_x=0.5, b_y=0.5), **bounds)
+    log0, rate = _tv_terms(epsilon, n, p, s, bd["B"], bd["b_x"], bd["b_y"])
+    l0 = math.log1p(math.exp(epsilon)) + log0
     if l0 <= math.log(dlt):
         return 0
-    if l1 >= l0:
-        return math.inf
-    return math.ceil((math.log(dlt) - l0) / (l1 - l0))
+    return math.inf if rate >= 0 else math.ceil((math.log(dlt) - l0) / rate)
 
-# %% ../nbs/52_bss_baselines.ipynb #46f92559
+# %% ../nbs/52_bss_baselines.ipynb #bfee4392
 def _tv_bound_table(n_values=(8, 40, 120), T_values=(1, 3, 10, 30, 100), rng=None):
     from dplit.bss import clip_data
     from dplit.bss_mip import bss_data
     rows, t = [], mcmc_temperature(1.0)
-    for g, (n, (p, s)) in zip(spawn_rngs(rng, 2 * len(n_values)), product(n_values, ((6, 2), (7, 3)))):
+    cases = list(product(n_values, ((6, 2), (7, 3))))
+    for g, (n, (p, s)) in zip(spawn_rngs(rng, len(cases)), cases):
         X, y, _ = bss_data(n, p, s, snr=5.0, rng=g)
         X, y = clip_data(X, y, b_x=0.5, b_y=0.5, warn=False)
         S = _all_supports(p, s)
@@ -446,8 +452,8 @@ def _tv_bound_table(n_values=(8, 40, 120), T_values=(1, 3, 10, 30, 100), rng=Non
 
 
 @register_check("bss_mcmc_delta_bound",
-                "the worst-case bound tau(T) on the chain's distance to stationarity is never below "
-                "the exact TV of u P^T on small instances; the bound without the e^-L slow-down is "
+                "the worst-case bound tau(T) on the chain's distance to stationarity is never "
+                "below the exact TV of u P^T on small instances; the bound without the e^-L slow-down is "
                 "rejected",
                 "ours (comparison of Dirichlet forms); Roy & Tewari (2023)")
 def verify_mcmc_delta_bound(full: bool = False, rng=None) -> dict:
@@ -461,7 +467,7 @@ def verify_mcmc_delta_bound(full: bool = False, rng=None) -> dict:
                 tolerance="exact <= bound + 1e-13 (round-off) on every row; naive violated on >= 1",
                 passed=ok and caught >= 1)
 
-# %% ../nbs/52_bss_baselines.ipynb #93a0a8b8
+# %% ../nbs/52_bss_baselines.ipynb #07865f09
 def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter=None,
                 max_iter: int = 10**6, rng=None) -> Release:
     """The MCMC baseline at the temperature of its privacy proof: one chain, final state, with the
@@ -567,8 +573,10 @@ def _mcmc_variant(factor, s, eps, B):
     return mech
 
 
+# %% ../nbs/52_bss_baselines.ipynb #62aa6b9a
 @register_audit("bss_mcmc", "Metropolis chain over supports (Roy & Tewari 2023) at inverse "
-                "temperature eps/(2 D_u), D_u = (B b_x + b_y)^2, 20 steps, (1, (1+e) TV) on the pair",
+                "temperature eps/(2 D_u), D_u = (B b_x + b_y)^2, 20 steps; on the pair "
+                "(1, (1+e) TV)",
                 "Roy & Tewari (2023); Prastakos, Behdin & Mazumder (2025), §5")
 def _audit_mcmc(full: bool = False) -> AuditCase:
     s, eps, B = 1, 1.0, 3.5
