@@ -573,7 +573,7 @@ def _mcmc_variant(factor, s, eps, B):
     return mech
 
 
-# %% ../nbs/52_bss_baselines.ipynb #62aa6b9a
+# %% ../nbs/52_bss_baselines.ipynb #8e2e6177
 @register_audit("bss_mcmc", "Metropolis chain over supports (Roy & Tewari 2023) at inverse "
                 "temperature eps/(2 D_u), D_u = (B b_x + b_y)^2, 20 steps; on the pair "
                 "(1, (1+e) TV)",
