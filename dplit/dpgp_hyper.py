@@ -28,8 +28,8 @@ __all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'DIRICHLET_AUDIT
            'selection_params', 'HyperResult', 'dp_hyperparameter_learning', 'verify_liu_talwar',
            'hyperparameter_experiment', 'plot_hyperparameters', 'heteroscedastic_statistics',
            'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic', 'verify_heteroscedastic',
-           'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'verify_dpgp_hyper_audit_pairs',
-           'verify_dpgp_hyper_release_tie', 'bench_dpgp']
+           'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'verify_dpgp_hyper_coinpress_tie',
+           'verify_dpgp_hyper_audit_pairs', 'verify_dpgp_hyper_release_tie', 'bench_dpgp']
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5f17cfd4
 def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
@@ -1249,7 +1249,67 @@ def _audit_dpgp_dirichlet(full: bool = False) -> AuditCase:
                      pair="the label flip (x, 0) -> (x', 2) found by the search (0.17 eps exact)",
                      vectorized=True, n_trials=1_000_000 if full else 200_000, exact=exact)
 
-# %% ../nbs/41_dpgp_hyper.ipynb #aud-0da33cf5
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-fb1286c6
+def _coinpress_many(x, centre, radius, rho, n, g, n_iter=12, last_share=0.75, scale=1.0,
+                    beta=0.01, sens=2.0):
+    """`n` independent runs of `coinpress_mean` at once (same draws as n calls when n = 1);
+    `sens` = 2 is the substitute sensitivity 2 r_t / len(x)."""
+    xs = np.sort(np.asarray(x, float))
+    N = len(xs)
+    cs = np.r_[0.0, np.cumsum(xs)]
+    g1 = scale * math.sqrt(2 * math.log(2 * N / beta))
+    g2 = math.sqrt(2 * math.log(2 / beta))
+    c, r = np.full(n, float(centre)), float(radius)
+    for rho_t in coinpress_schedule(rho, n_iter, last_share):
+        lo, hi = c - r, c + r
+        i, j = np.searchsorted(xs, lo, "left"), np.searchsorted(xs, hi, "right")
+        mu = (i * lo + (cs[j] - cs[i]) + (N - j) * hi) / N
+        sd = (sens * r / N) / math.sqrt(2 * rho_t)
+        c = mu + sd * g.standard_normal(n)
+        r = min(r, g1 + g2 * sd)
+    return c
+
+
+@register_audit("dpgp_coinpress", "1-D COINPRESS mean, (4, 1e-2) via rho of Eq 19, substitute",
+                "Honkela (2021), Sec 4.1 and Alg 2; Biswas et al. (2020)")
+def _audit_dpgp_coinpress(full: bool = False) -> AuditCase:
+    eps, dlt, N, C, R = 4.0, 1e-2, 1000, 0.0, 1.0
+    rho = zcdp_rho(eps, dlt)
+    D0, D1 = np.r_[np.full(N - 1, C), C - R], np.r_[np.full(N - 1, C), C + R]
+    run = lambda rh, s: lambda x, g, n: _coinpress_many(x, C, R, rh, n, g, sens=s)
+    return AuditCase({"correct": run(rho, 2.0), "half_noise": run(4 * rho, 2.0),
+                      "sensitivity_r_over_n": run(rho, 1.0)}, D0, D1, epsilon=eps, delta=dlt,
+                     relation="substitute", pair="the two extreme values clipped to opposite ends "
+                     "at every step", vectorized=True, n_trials=400_000 if full else 100_000)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-0c365c53
+@register_check("dpgp_hyper_coinpress_tie", "the audited COINPRESS copy equals coinpress_mean draw "
+                "for draw", source="Honkela (2021), Sec 4.1")
+def verify_dpgp_hyper_coinpress_tie(full: bool = False, rng=None) -> dict:
+    """Same seed, same output: `_coinpress_many` (n = 1) against `coinpress_mean`.
+
+    Parameters
+    ----------
+    full : bool, default False
+        More seeds.
+    rng : numpy.random.Generator, int or None
+        Draws the data.
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    dev = 0.0
+    for seed in range(40 if full else 10):
+        x = rng.normal(0.3, 1.0, 200)
+        rho = zcdp_rho(float(rng.uniform(0.5, 5)), 1e-2)
+        a = coinpress_mean(x, 0.0, 4.0, rho, rng=seed).mean
+        b = _coinpress_many(x, 0.0, 4.0, rho, 1, np.random.default_rng(seed))[0]
+        dev = max(dev, abs(a - b))
+    return dict(measured=f"max |difference| {dev:.1g}", tolerance="< 1e-9", passed=dev < 1e-9)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-015b3581
 @register_check("dpgp_hyper_audit_pairs", "the heteroscedastic audit pair's exact loss is in "
                 "[0.999 eps, eps], the Dirichlet pair's in [0.15 eps, eps]",
                 source="Honkela (2021), App D and Sec 5; Balle & Wang (2018), Thm 8")
@@ -1274,7 +1334,7 @@ def verify_dpgp_hyper_audit_pairs(full: bool = False, rng=None) -> dict:
                 tolerance="[0.999, 1] and [0.15, 1]",
                 passed=0.999 <= h <= 1 + 1e-9 and 0.15 <= c <= 1 + 1e-9)
 
-# %% ../nbs/41_dpgp_hyper.ipynb #aud-159dc7dc
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-36e0a6ad
 @register_check("dpgp_hyper_release_tie", "the audited heteroscedastic release is the one "
                 "dpgp_inference_heteroscedastic makes (same seed, read back from the posterior)",
                 source="Honkela (2021), App D, Eq 38-41")
