@@ -1288,9 +1288,32 @@ def _audit_dp_feat(full: bool = False) -> AuditCase:
 def _audit_dp_feat_5rados(full: bool = False) -> AuditCase:
     return _dp_feat_case(5, full)
 
-# %% ../nbs/32_dprados.ipynb #aud-44e8b7ad
+# %% ../nbs/32_dprados.ipynb #aud-e35dca21
+@register_audit("dprados_gaussian_edges", "Gaussian-protected edges, (1, 1e-2), radius 1, substitute",
+                "Nock, Patrini & Friedman (2015), Sec 5.2; Balle & Wang (2018)")
+def _audit_dprados_gaussian_edges(full: bool = False) -> AuditCase:
+    from dplit.dpgp import gaussian_pair_epsilon
+    eps, dlt, R = 1.0, 1e-2, 1.0
+    base = np.array([[0.0, 0.5], [0.5, -0.5]])
+    d0 = (np.vstack([[R, 0.0], base]), np.array([1.0, -1.0, 1.0]))
+    d1 = (np.vstack([[-R, 0.0], base]), np.array([1.0, -1.0, 1.0]))
+    sig = gaussian_edge_sigma(eps, dlt, R)
+    sigmas = {"correct": sig, "half_noise": sig / 2,
+              "sensitivity_radius": analytic_gaussian_sigma(R, eps, dlt)}
+    def run(s):
+        def mech(data, g, n):
+            X, y = data
+            return gaussian_edges(np.tile(X, (n, 1)), np.tile(y, n), s, rng=g)[::len(y), 0]
+        return mech
+    return AuditCase({v: run(s) for v, s in sigmas.items()}, d0, d1, epsilon=eps, delta=dlt,
+                     relation="substitute", pair="one edge moved from R e_1 to -R e_1 (by 2R)",
+                     vectorized=True, n_trials=1_000_000 if full else 200_000,
+                     exact={v: gaussian_pair_epsilon(2 * R / s, dlt) for v, s in sigmas.items()})
+
+# %% ../nbs/32_dprados.ipynb #aud-aa7345d9
 @register_check("dprados_audit_pair", "the DP-Feat audit pair's exact loss is log((m-L)/(L+1)) "
-                "<= eps/2, and the exact statistic law matches dp_feat_sample",
+                "<= eps/2, the exact statistic law matches dp_feat_sample, and the Gaussian-edges "
+                "pair's exact loss is in [0.999, 1] eps",
                 source="Nock, Patrini & Friedman (2015), Alg. 2, Thm 6 (re-derived)")
 def verify_dprados_audit_pair(full: bool = False, rng=None) -> dict:
     """Exact loss of the registered DP-Feat pair, and its law against the sampler.
@@ -1316,9 +1339,12 @@ def verify_dprados_audit_pair(full: bool = False, rng=None) -> dict:
     o = np.arange(-len(y), len(y) + 1)
     obs = np.array([(draws == v).sum() for v in o[p > 0]])
     pval = float(stats.chisquare(obs, 100_000 * p[p > 0] / p[p > 0].sum()).pvalue)
-    ok = abs(f - closed) < 1e-9 and f <= 1 and pval > 1e-4
+    ge = _audit_dprados_gaussian_edges()
+    fe = ge.exact["correct"] / ge.epsilon
+    ok = abs(f - closed) < 1e-9 and f <= 1 and pval > 1e-4 and 0.999 <= fe <= 1 + 1e-9
     return dict(measured=f"exact loss {f:.6f} x eps/2 (closed form {closed:.6f}); chi-square p = "
-                         f"{pval:.3f}", tolerance="equal to 1e-9, <= 1; p > 1e-4", passed=ok)
+                         f"{pval:.3f}; Gaussian edges pair {fe:.5f} eps",
+                tolerance="equal to 1e-9, <= 1; p > 1e-4; [0.999, 1]", passed=ok)
 
 # %% ../nbs/32_dprados.ipynb #43c2e7c6
 def _magic_or_synthetic():
