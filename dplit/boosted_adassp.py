@@ -1129,7 +1129,8 @@ def _gdp_epsilon(mu, delta) -> float:
     from scipy.optimize import brentq
     if gdp_delta(mu, 1e-12) <= delta:
         return 0.0
-    return float(brentq(lambda e: gdp_delta(mu, e) - delta, 1e-12, 1 + mu * mu + 10 * mu, xtol=1e-12))
+    top = 1 + mu * mu + 10 * mu
+    return float(brentq(lambda e: gdp_delta(mu, e) - delta, 1e-12, top, xtol=1e-12))
 
 
 def _bas_sigmas(b, variant):
@@ -1282,9 +1283,10 @@ def _audit_bas_noise_reuse(full: bool = False) -> AuditCase:
                      pair="a zero row with label 0 added: it contributes from round 2 on",
                      vectorized=True, n_trials=800_000 if full else 200_000)
 
-# %% ../nbs/14_boosted_adassp.ipynb #aud-35c1c59f
+# %% ../nbs/14_boosted_adassp.ipynb #aud-96a91442
 @register_check("boosted_adassp_audit_pairs", "the Gram and transcript audit pairs' exact losses "
-                "are in [0.999, 1] x the claimed epsilon", source="Tang et al. (2023); Dong, Roth & Su")
+                "are in [0.999, 1] x the claimed epsilon",
+                source="Tang et al. (2023); Dong, Roth & Su (2022)")
 def verify_bas_audit_pairs(full: bool = False, rng=None) -> dict:
     """Exact losses of the registered Gram and transcript pairs, as fractions of their claims.
 

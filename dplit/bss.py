@@ -1551,7 +1551,8 @@ def _bss_mistakes_audit(row, mutant, full):
                 mutant: _bss_mistakes_mech(1, 1.0, r, c, **kw)}
     exact = _bss_pair_exact(pair, r, 1, {v: laws[v] for v in variants})
     return _bss_case(variants, pair, 1.0, 0.0, exact,
-                     f"gap_instance (gap > 2 Delta on both sides), the row hardest for {mutant}", full)
+                     f"gap_instance (gap > 2 Delta on both sides), the row hardest for {mutant}",
+                     full)
 
 
 @register_audit("bss_mistakes", "mistakes given the 2 Delta gap, s = 1, p = 12, eps = 1",
@@ -1593,9 +1594,10 @@ def _audit_bss_ptr_bottom(full: bool = False) -> AuditCase:
     return _bss_case(variants, pair, eps + e1, dlt, exact,
                      "gaps between Delta and 2 Delta, the best support flips", full)
 
-# %% ../nbs/50_bss.ipynb #aud-b60ca26c
-@register_check("bss_audit_pairs", "the exact loss of the top-R audit pair is in [0.8, 1] eps and of "
-                "the mistakes pair in [0.55, 1] eps", source="Prastakos, Behdin & Mazumder, Thm 1-2")
+# %% ../nbs/50_bss.ipynb #aud-a899bc7e
+@register_check("bss_audit_pairs", "the exact loss of the top-R audit pair is in [0.8, 1] eps and "
+                "of the mistakes pair in [0.55, 1] eps",
+                source="Prastakos, Behdin & Mazumder, Thm 1-2")
 def verify_bss_audit_pairs(full: bool = False, rng=None) -> dict:
     """Exact losses of the registered top-R and mistakes audit pairs.
 

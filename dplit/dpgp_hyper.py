@@ -1164,7 +1164,8 @@ def _hetero_pair(R_w, d=3, n_common=5, seed=0):
     "Lemma 5's maximiser at weight R_w (R_k = R_y = 1) as one substituted entry beside common rows."
     g = np.random.default_rng(seed)
     k, y, k2, y2 = _adversarial_pair(1.0, 1.0, 1.0, d)
-    CK, cy, cw = _ball(g, n_common, d, 1.0), g.uniform(-1, 1, n_common), g.uniform(0.1, R_w, n_common)
+    CK, cy = _ball(g, n_common, d, 1.0), g.uniform(-1, 1, n_common)
+    cw = g.uniform(0.1, R_w, n_common)
     return ((np.vstack([CK, k]), np.r_[cy, y], np.r_[cw, R_w]),
             (np.vstack([CK, k2]), np.r_[cy, y2], np.r_[cw, R_w]))
 
@@ -1241,7 +1242,8 @@ def _audit_dpgp_dirichlet(full: bool = False) -> AuditCase:
     stat, dist = _projection(m0, m1), float(np.linalg.norm(m1 - m0))
     budgets = {"correct": (eps / C, dlt / C), "budget_multiplied_by_C": (eps * C, dlt * C)}
     variants = {v: (lambda e, d: lambda D, g, n: stat(
-        _dirichlet_release(*D, Z, R_k, R_y, R_w, e, d, g, n)))(e, d) for v, (e, d) in budgets.items()}
+        _dirichlet_release(*D, Z, R_k, R_y, R_w, e, d, g, n)))(e, d)
+        for v, (e, d) in budgets.items()}
     s = math.sqrt(R_w)
     exact = {v: gaussian_pair_epsilon(dist / dpgp_noise_scales(s * R_k, s * R_y, 1.0, e, d).sigma_a,
                                       dlt) for v, (e, d) in budgets.items()}

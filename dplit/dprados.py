@@ -1265,7 +1265,10 @@ DP_FEAT_AUDIT_SEED = 92  # the seed of `audit_pair(40, rng=seed)` found by the s
 def _dp_feat_case(n_rados, full):
     m, eps = 40, 2.0
     g = dp_feat_guarantee(m, eps, n=n_rados)
-    claim_eps, claim_delta = (eps / 2, g["delta"]) if n_rados == 1 else (g["epsilon_n"], g["delta_n"])
+    if n_rados == 1:
+        claim_eps, claim_delta = eps / 2, g["delta"]
+    else:
+        claim_eps, claim_delta = g["epsilon_n"], g["delta_n"]
     d0, d1 = audit_pair(m, rng=DP_FEAT_AUDIT_SEED)
     variants = {"correct": dp_feat_coordinate_mechanism(eps, n_rados)}
     for v in ("beta_half_eps", "centre_from_x"):
@@ -1277,7 +1280,7 @@ def _dp_feat_case(n_rados, full):
                      vectorized=True, n_trials=1_000_000 if full else 100_000, exact=exact)
 
 
-@register_audit("dp_feat", "DP-Feat j* coordinate, one rado, (eps/2, delta_beta) at m = 40, eps = 2",
+@register_audit("dp_feat", "DP-Feat j* coordinate, one rado, (eps/2, delta_beta), m = 40, eps = 2",
                 "Nock, Patrini & Friedman (2015), Alg. 2, Thm 6 (re-derived)")
 def _audit_dp_feat(full: bool = False) -> AuditCase:
     return _dp_feat_case(1, full)
@@ -1288,8 +1291,9 @@ def _audit_dp_feat(full: bool = False) -> AuditCase:
 def _audit_dp_feat_5rados(full: bool = False) -> AuditCase:
     return _dp_feat_case(5, full)
 
-# %% ../nbs/32_dprados.ipynb #aud-e35dca21
-@register_audit("dprados_gaussian_edges", "Gaussian-protected edges, (1, 1e-2), radius 1, substitute",
+# %% ../nbs/32_dprados.ipynb #aud-7dccac62
+@register_audit("dprados_gaussian_edges", "Gaussian-protected edges, (1, 1e-2), radius 1, "
+                "substitute",
                 "Nock, Patrini & Friedman (2015), Sec 5.2; Balle & Wang (2018)")
 def _audit_dprados_gaussian_edges(full: bool = False) -> AuditCase:
     from dplit.dpgp import gaussian_pair_epsilon
