@@ -28,13 +28,13 @@ from dplit.core import (
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ETA_PAPER', 'TUKEY_EM_AUDIT_PAIR', 'check_models', 'ModelProfile', 'model_profile', 'tukey_depth', 'log1mexp',
-           'level_log_volumes', 'log_weights', 'check_depth', 'level_log_probs', 'piece_log_volumes', 'TukeyDraw',
-           'restricted_em_sample', 'depth_law_pvalue', 'verify_depth_law', 'first_depth_coordinate',
-           'uniformity_pvalue', 'verify_uniform_in_level', 'cell_law_pvalue', 'verify_cell_law', 'ptr_distance_94',
-           'ptr_distance_95', 'lemma_sensitivity_sweep', 'lemma_adversarial', 'verify_lemma95_sensitivity',
-           'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass', 'em_log_ratio_1d',
-           'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d',
+__all__ = ['ETA_PAPER', 'TUKEY_EM_AUDIT_PAIR', 'TUKEY_STEP_AUDIT_NEIGHBOUR', 'check_models', 'ModelProfile', 'model_profile',
+           'tukey_depth', 'log1mexp', 'level_log_volumes', 'log_weights', 'check_depth', 'level_log_probs',
+           'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample', 'depth_law_pvalue', 'verify_depth_law',
+           'first_depth_coordinate', 'uniformity_pvalue', 'verify_uniform_in_level', 'cell_law_pvalue',
+           'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep', 'lemma_adversarial',
+           'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass',
+           'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d',
            'substitution_sensitivity', 'verify_relation', 'TukeyBudget', 'tukey_budget', 'step_exact_1d',
            'verify_step_exact_1d', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
            'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends', 'depth_for',
@@ -1429,6 +1429,61 @@ def _audit_tukey_em(full: bool = False) -> AuditCase:
     return AuditCase(variants, b[:, None], b1[:, None], epsilon=1.0, relation="substitute",
                      pair="one model moved inside S_8 (search above)", kind="discrete",
                      vectorized=True, n_trials=400_000 if full else 100_000, exact=exact)
+
+# %% ../nbs/13_tukey.ipynb #aud-ec5ed895
+def _tukey_step_case_setup():
+    "The budget, t, the gap set and its neighbours of the end-to-end step audit."
+    bud, m = tukey_budget(4.0, 0.05), 40
+    t = (m // 2) // 2
+    b = np.sort(_gap_models(np.random.default_rng(0), m, t))
+    pos = np.concatenate([[b[0] - 1e3, b[-1] + 1e3], 0.5 * (b[:-1] + b[1:])])
+    nbrs = [np.delete(b, i) for i in range(len(b))] + [np.sort(np.append(b, x)) for x in pos]
+    return bud, t, b, nbrs
+
+
+def _tukey_step_law(B, grid, t, bud, shift=0.0):
+    "Exact law (P(bot), cell probabilities) of the step on the 1-D model set B."
+    M = ptr_distance_95(model_profile(np.reshape(B, (-1, 1))), t, bud.eps_em, bud.delta_lemma)
+    p_bot, cells = exact_output_law_1d(B, t, bud.eps_em,
+                                       ptr_pass_probability(M + shift, bud.eps1, bud.delta_in), grid)
+    return np.r_[p_bot, cells]
+
+
+_TUKEY_STEP_VARIANTS = {"correct": dict(), "M_plus_2": dict(shift=2.0)}
+
+
+def _tukey_step_exact(b, c, t, bud, kw):
+    "Exact loss at delta_in of the pair (b, c) for one variant."
+    grid = np.unique(np.concatenate([b, c]))
+    with np.errstate(invalid="ignore"):
+        return pmf_epsilon(*(_tukey_step_law(x, grid, t, bud, **kw) for x in (b, c)), bud.delta_in)
+
+# %% ../nbs/13_tukey.ipynb #aud-20f2a257
+TUKEY_STEP_AUDIT_NEIGHBOUR = 0   # index into the neighbours of the gap set, found above
+
+
+@register_audit("tukey_step", "the Tukey step (PTR + A_t) on 1-D model sets, (eps_in, delta_in) "
+                "of the shipped budget, one model added/removed",
+                "Dick, Gillenwater & Joseph (2023), Sec 9, Lemma 9.5")
+def _audit_tukey_step(full: bool = False) -> AuditCase:
+    bud, t, b, nbrs = _tukey_step_case_setup()
+    c = nbrs[TUKEY_STEP_AUDIT_NEIGHBOUR]
+    grid = np.unique(np.concatenate([b, c]))
+    tau = ptr_threshold(bud.eps1, bud.delta_in)
+
+    def step(shift=0.0):
+        def run(B, g, n):
+            M = ptr_distance_95(model_profile(B[:, None]), t, bud.eps_em, bud.delta_lemma) + shift
+            z = g.laplace(0.0, 1.0 / bud.eps1, size=n)
+            pts = restricted_em_sample(B[:, None], t, bud.eps_em, n, g).points
+            return np.where(M + z > tau, np.searchsorted(grid, pts[:, 0]), -1)
+        return run
+    return AuditCase({v: step(**kw) for v, kw in _TUKEY_STEP_VARIANTS.items()}, b, c,
+                     epsilon=bud.eps_in, delta=bud.delta_in, relation="add/remove",
+                     pair="the unsafe gap set and the neighbour found by the search",
+                     kind="discrete", vectorized=True, n_trials=400_000 if full else 100_000,
+                     exact={v: _tukey_step_exact(b, c, t, bud, kw)
+                            for v, kw in _TUKEY_STEP_VARIANTS.items()})
 
 # %% ../nbs/13_tukey.ipynb #6d9e74ae
 def tukey_step(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=None):
