@@ -1283,7 +1283,7 @@ def _audit_bas_noise_reuse(full: bool = False) -> AuditCase:
                      pair="a zero row with label 0 added: it contributes from round 2 on",
                      vectorized=True, n_trials=800_000 if full else 200_000)
 
-# %% ../nbs/14_boosted_adassp.ipynb #aud-96a91442
+# %% ../nbs/14_boosted_adassp.ipynb #aud-d2ea70c2
 @register_check("boosted_adassp_audit_pairs", "the Gram and transcript audit pairs' exact losses "
                 "are in [0.999, 1] x the claimed epsilon",
                 source="Tang et al. (2023); Dong, Roth & Su (2022)")
