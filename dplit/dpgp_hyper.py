@@ -1336,12 +1336,33 @@ def verify_dpgp_hyper_audit_pairs(full: bool = False, rng=None) -> dict:
                 tolerance="[0.999, 1] and [0.15, 1]",
                 passed=0.999 <= h <= 1 + 1e-9 and 0.15 <= c <= 1 + 1e-9)
 
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-rt1e0d1c
+def _read_back(fit, Z) -> np.ndarray:
+    "The release [A + E_a; vech(B-hat)] of a DP-GP fit, read back from its posterior (c = 1)."
+    P = np.linalg.inv(fit.posterior.Sigma_tilde)
+    B = P - eq_kernel(Z, Z) - fit.posterior.lam * np.eye(len(Z))
+    return np.r_[P @ fit.posterior.alpha, vech_scaled(B)]
+
+
+def _dirichlet_tie(rng, C=3, alpha_eps=0.9) -> float:
+    "Relative deviation of `_dirichlet_release` from `dp_dirichlet_gp_classifier`'s C releases."
+    import inspect
+    X, labels = rng.uniform(-3, 3, 30), rng.integers(0, C, 30)
+    Z, R_k, R_y, R_w, _ = _dirichlet_setup(C, alpha_eps)
+    proba, _ = dp_dirichlet_gp_classifier(X, labels, Z, C, 1.0, 1e-2, alpha_eps=alpha_eps, rng=7)
+    fits = inspect.getclosurevars(proba).nonlocals["fits"]   # the C fits behind predict_proba
+    lib = np.concatenate([_read_back(f, Z) for f in fits])
+    rel = _dirichlet_release(X, labels, Z, R_k, R_y, R_w, 1.0 / C, 1e-2 / C,
+                             np.random.default_rng(7), None, n_classes=C, alpha_eps=alpha_eps)
+    return float(np.abs(lib - rel).max() / np.abs(rel).max())
+
 # %% ../nbs/41_dpgp_hyper.ipynb #aud-36e0a6ad
-@register_check("dpgp_hyper_release_tie", "the audited heteroscedastic release is the one "
-                "dpgp_inference_heteroscedastic makes (same seed, read back from the posterior)",
-                source="Honkela (2021), App D, Eq 38-41")
+@register_check("dpgp_hyper_release_tie", "the audited heteroscedastic and Dirichlet releases are "
+                "the ones the library makes (same seed, read back from the posteriors)",
+                source="Honkela (2021), Sec 5, App D, Eq 38-41")
 def verify_dpgp_hyper_release_tie(full: bool = False, rng=None) -> dict:
-    """Same seed, same release: the library's heteroscedastic fit against `_weighted_release`.
+    """Same seed, same release: `dpgp_inference_heteroscedastic` against `_weighted_release`, and
+    the C fits of `dp_dirichlet_gp_classifier` against `_dirichlet_release`.
 
     Parameters
     ----------
@@ -1358,14 +1379,13 @@ def verify_dpgp_hyper_release_tie(full: bool = False, rng=None) -> dict:
     X, Z = rng.uniform(-3, 3, 30), np.linspace(-2, 2, 4)
     y, nv = np.clip(np.sin(X), -1, 1), rng.uniform(0.5, 2.0, 30)
     fit = dpgp_inference_heteroscedastic(X, y, nv, Z, 1.0, 1e-2, 2.0, rng=7)
-    P = np.linalg.inv(fit.posterior.Sigma_tilde)
-    A = P @ fit.posterior.alpha
-    B = P - eq_kernel(Z, Z) - fit.posterior.lam * np.eye(len(Z))
     rel = _weighted_release(eq_kernel(X, Z), y, 1 / nv, kernel_norm_bound(Z), 1.0, 2.0, 1.0, 1e-2,
                             7, None)
-    dev = float(np.abs(np.r_[A, vech_scaled(B)] - rel).max() / np.abs(rel).max())
-    return dict(measured=f"max relative difference {dev:.1g}", tolerance="< 1e-6",
-                passed=dev < 1e-6)
+    dev = float(np.abs(_read_back(fit, Z) - rel).max() / np.abs(rel).max())
+    dev_c = _dirichlet_tie(rng)
+    return dict(measured=f"max relative difference {dev:.1g} (heteroscedastic), "
+                f"{dev_c:.1g} (Dirichlet)", tolerance="< 1e-6 each",
+                passed=dev < 1e-6 and dev_c < 1e-6)
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5b62b22c
 @register_benchmark(
