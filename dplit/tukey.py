@@ -1469,14 +1469,13 @@ def _audit_tukey_step(full: bool = False) -> AuditCase:
     bud, t, b, nbrs = _tukey_step_case_setup()
     c = nbrs[TUKEY_STEP_AUDIT_NEIGHBOUR]
     grid = np.unique(np.concatenate([b, c]))
-    tau = ptr_threshold(bud.eps1, bud.delta_in)
 
-    def step(shift=0.0):
+    def step(shift=0.0):   # the pieces of the shipped step (_tukey_release), n draws at once
         def run(B, g, n):
             M = ptr_distance_95(model_profile(B[:, None]), t, bud.eps_em, bud.delta_lemma) + shift
-            z = g.laplace(0.0, 1.0 / bud.eps1, size=n)
+            passed = ptr_test(M, bud.eps1, bud.delta_in, g, size=n)
             pts = restricted_em_sample(B[:, None], t, bud.eps_em, n, g).points
-            return np.where(M + z > tau, np.searchsorted(grid, pts[:, 0]), -1)
+            return np.where(passed, np.searchsorted(grid, pts[:, 0]), -1)
         return run
     return AuditCase({v: step(**kw) for v, kw in _TUKEY_STEP_VARIANTS.items()}, b, c,
                      epsilon=bud.eps_in, delta=bud.delta_in, relation="add/remove",
