@@ -1270,7 +1270,7 @@ def _bas_two_round_difference(b, reuse):
         return np.abs(g2 - g1 - pred)[:, -1]
     return mech
 
-
+# %% ../nbs/14_boosted_adassp.ipynb #aud-nr0cd002
 @register_audit("boosted_adassp_noise_reuse", "Boosted AdaSSP, T = 2: fresh noise every round",
                 "Tang et al. (2023)")
 def _audit_bas_noise_reuse(full: bool = False) -> AuditCase:

@@ -1444,8 +1444,8 @@ def _tukey_step_case_setup():
 def _tukey_step_law(B, grid, t, bud, shift=0.0):
     "Exact law (P(bot), cell probabilities) of the step on the 1-D model set B."
     M = ptr_distance_95(model_profile(np.reshape(B, (-1, 1))), t, bud.eps_em, bud.delta_lemma)
-    p_bot, cells = exact_output_law_1d(B, t, bud.eps_em,
-                                       ptr_pass_probability(M + shift, bud.eps1, bud.delta_in), grid)
+    p_pass = ptr_pass_probability(M + shift, bud.eps1, bud.delta_in)
+    p_bot, cells = exact_output_law_1d(B, t, bud.eps_em, p_pass, grid)
     return np.r_[p_bot, cells]
 
 
