@@ -33,13 +33,13 @@ from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['RIDGE_RULES', 'gdp_delta', 'gdp_mu', 'verify_gdp_mu', 'release_sensitivities', 'BASBudget', 'bas_budget', 'clip_rows',
-           'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system', 'BASRun', 'bas_release',
-           'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor', 'adversarial_changes', 'random_changes',
-           'substitution_changes', 'random_substitution_changes', 'verify_sensitivity', 'verify_closed_form',
-           'verify_symmetric_noise', 'ridge_designs', 'indefinite_rates', 'ridge_rule_table', 'verify_ridge',
-           'audit_designs', 'audit_budget', 'gram_audit_mechanism', 'verify_audit_gram', 'r2_sweep', 'benchmark_bas',
-           'bench_bas']
+__all__ = ['RIDGE_RULES', 'BAS_AUDIT_VARIANTS', 'gdp_delta', 'gdp_mu', 'verify_gdp_mu', 'release_sensitivities', 'BASBudget',
+           'bas_budget', 'clip_rows', 'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system',
+           'BASRun', 'bas_release', 'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor',
+           'adversarial_changes', 'random_changes', 'substitution_changes', 'random_substitution_changes',
+           'verify_sensitivity', 'verify_closed_form', 'verify_symmetric_noise', 'ridge_designs', 'indefinite_rates',
+           'ridge_rule_table', 'verify_ridge', 'audit_designs', 'audit_budget', 'gram_audit_mechanism',
+           'verify_audit_gram', 'verify_bas_audit_pairs', 'r2_sweep', 'benchmark_bas', 'bench_bas']
 
 # %% ../nbs/14_boosted_adassp.ipynb #03b54910
 def gdp_delta(mu, epsilon) -> float:
@@ -1117,6 +1117,194 @@ def verify_audit_gram(full: bool = False, rng=None) -> dict:
         tolerance="correct within the claim; every mutant outside",
         passed=ok,
     )
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-222dc1e6
+from .audit import AuditCase, register_audit
+
+BAS_AUDIT_VARIANTS = ("correct", "half_noise", "mu_as_multiplier", "no_composition")
+
+
+def _gdp_epsilon(mu, delta) -> float:
+    "The epsilon at which mu-GDP has delta_mu(epsilon) = delta (0 when delta_mu(0) <= delta)."
+    from scipy.optimize import brentq
+    if gdp_delta(mu, 1e-12) <= delta:
+        return 0.0
+    top = 1 + mu * mu + 10 * mu
+    return float(brentq(lambda e: gdp_delta(mu, e) - delta, 1e-12, top, xtol=1e-12))
+
+
+def _bas_sigmas(b, variant):
+    "Noise scales (gram, lmin, round) of a variant of the calibration `b`."
+    if variant == "correct":
+        return b.sigma_gram, b.sigma_lmin, b.sigma_round
+    if variant == "half_noise":
+        return b.sigma_gram / 2, b.sigma_lmin / 2, b.sigma_round / 2
+    if variant == "mu_as_multiplier":
+        return b.sens_gram * b.mu, b.sens_lmin * b.mu, b.sens_round * b.mu
+    return b.sens_gram / b.mu, b.sens_lmin / b.mu, b.sens_round / b.mu
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-e543893a
+def _bas_round_mechanism(b, variant):
+    "First boosting round's gradient (intercept coordinate) through bas_release, observer-captured."
+    sg, sl, sr = _bas_sigmas(b, variant)
+
+    def mech(data, g, n):
+        X, y = data
+        seen = []
+        bas_release(design(X), y, sg, sl, sr, n_rounds=1, rng=g, size=n,
+                    observer=lambda t, theta, grad: seen.append(grad[:, -1].copy()))
+        return seen[0]
+    return mech
+
+
+def _bas_transcript_llr(b, variant, T):
+    "Log-likelihood ratio (D1 vs D0) of the whole transcript, with the claimed scales of `b`."
+    sg, sl, sr = _bas_sigmas(b, variant)
+    D0, D1 = audit_designs()
+    X0, y0 = design(D0[0]), D0[1]
+    G0, l0 = gram_statistics(X0)
+    shift_l = gram_statistics(design(D1[0]))[1] - l0
+
+    def mech(data, g, n):
+        acc = np.zeros(n)
+
+        def observe(t, theta, grad):
+            m0 = np.clip(y0[None, :] - theta @ X0.T, -1, 1) @ X0      # D0's mean given theta
+            acc[:] += (grad[:, -1] - m0[:, -1] - 0.5) / b.sigma_round**2
+        run = bas_release(design(data[0]), data[1], sg, sl, sr, n_rounds=T, rng=g, size=n,
+                          observer=observe)
+        acc += (run.gram[:, -1, -1] - G0[-1, -1] - 0.5) / b.sigma_gram**2
+        acc += shift_l * (run.lam_tilde - l0 - shift_l / 2) / b.sigma_lmin**2
+        return acc
+    return mech
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-33a74d5b
+def _bas_case(mech_of, b, eps_a, mu_claim, exact_of, why, T, full, n_trials=100_000):
+    variants = {v: mech_of(b, v) for v in BAS_AUDIT_VARIANTS}
+    claim = gdp_delta(mu_claim, eps_a)
+    exact = None if exact_of is None else {v: _gdp_epsilon(exact_of(v), claim) for v in variants}
+    d0, d1 = audit_designs()
+    return AuditCase(variants, d0, d1, epsilon=eps_a, delta=claim, relation="add/remove", pair=why,
+                     vectorized=True, n_trials=4 * n_trials if full else n_trials, exact=exact)
+
+
+@register_audit("boosted_adassp_gram", "Boosted AdaSSP: the Gram release is mu_1-GDP (mu = 0.5)",
+                "Tang et al. (2023); Dong, Roth & Su (2022)")
+def _audit_bas_gram(full: bool = False) -> AuditCase:
+    b = audit_budget(0.5)
+    return _bas_case(lambda b, v: gram_audit_mechanism(b, v.replace("half_noise", "half")), b, 0.5,
+                     b.mu_gram, lambda v: b.sens_gram / _bas_sigmas(b, v)[0],
+                     "the added row e_int moves G[int, int] by exactly Delta_1 = 1", 100, full)
+
+
+@register_audit("boosted_adassp_round", "Boosted AdaSSP: one boosting round is mu_round-GDP",
+                "Tang et al. (2023); Dong, Roth & Su (2022)")
+def _audit_bas_round(full: bool = False) -> AuditCase:
+    b = audit_budget(3.0)
+    return _bas_case(_bas_round_mechanism, b, 0.2, b.mu_round, None,
+                     "the added row's residual is clipped to +1: the gradient moves by e_int",
+                     100, full, n_trials=200_000)
+
+
+@register_audit("boosted_adassp_transcript", "Boosted AdaSSP: the 2 + T releases are mu-GDP "
+                "(mu = 0.8, T = 10)", "Tang et al. (2023); Dong, Roth & Su (2022)")
+def _audit_bas_transcript(full: bool = False) -> AuditCase:
+    T, b = 10, audit_budget(0.8, 10)
+    def r(v):
+        sg, sl, sr = _bas_sigmas(b, v)
+        return math.sqrt((b.sens_gram / sg)**2 + (b.sens_lmin / sl)**2 + T * (b.sens_round / sr)**2)
+    return _bas_case(lambda b, v: _bas_transcript_llr(b, v, T), b, 1.0, b.mu, r,
+                     "every one of the 2 + T releases moves by exactly its sensitivity", T, full)
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-57b2b392
+def _bas_substitution_pair():
+    "F-B7: one row, all-zero features, label +1e6 in one dataset and -1e6 in the other."
+    (B, yb), _ = audit_designs()
+    Xs = np.vstack([B, np.zeros((1, 1))])
+    return (Xs, np.append(yb, 1e6)), (Xs, np.append(yb, -1e6))
+
+
+@register_audit("boosted_adassp_substitute", "Boosted AdaSSP, one round, substitution calibration",
+                "Tang et al. (2023); F-B7")
+def _audit_bas_substitute(full: bool = False) -> AuditCase:
+    bs = {rel: bas_budget(1.0, gdp_delta(3.0, 1.0), 100, relation=rel)
+          for rel in ("substitute", "add/remove")}
+    claim = gdp_delta(bs["substitute"].mu_round, 0.2)
+    d0, d1 = _bas_substitution_pair()
+    return AuditCase({"correct": _bas_round_mechanism(bs["substitute"], "correct"),
+                      "add_remove_calibration": _bas_round_mechanism(bs["add/remove"], "correct")},
+                     d0, d1, epsilon=0.2, delta=claim, relation="substitute",
+                     pair="residual +1 vs -1: the gradient moves by 2 e_int", vectorized=True,
+                     n_trials=800_000 if full else 200_000)
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-ab80e694
+class _ReplayRounds(np.random.Generator):
+    "Mutant randomness: every boosting round after the first reuses the first round's noise draw."
+
+    def __init__(self, bit_generator, round_shape):
+        super().__init__(bit_generator)
+        self._shape, self._first = round_shape, None
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        if size == self._shape:
+            if self._first is None:
+                self._first = super().normal(loc, scale, size)
+            return self._first
+        return super().normal(loc, scale, size)
+
+
+def _bas_two_round_difference(b, reuse):
+    "|g_2 - g_1 - (what D0 predicts)| on the intercept coordinate of a T = 2 transcript."
+    D0, _ = audit_designs()
+    X0, y0 = design(D0[0]), D0[1]
+
+    def mech(data, g, n):
+        X, y = design(data[0]), data[1]
+        rng = _ReplayRounds(g.bit_generator, (n, X.shape[1])) if reuse else g
+        seen = {}
+        bas_release(X, y, b.sigma_gram, b.sigma_lmin, b.sigma_round, n_rounds=2, rng=rng, size=n,
+                    observer=lambda t, theta, grad: seen.update({t: (theta.copy(), grad.copy())}))
+        (th0, g1), (th1, g2) = seen[1], seen[2]
+        pred = (np.clip(y0[None, :] - th1 @ X0.T, -1, 1)
+                - np.clip(y0[None, :] - th0 @ X0.T, -1, 1)) @ X0
+        return np.abs(g2 - g1 - pred)[:, -1]
+    return mech
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-nr0cd002
+@register_audit("boosted_adassp_noise_reuse", "Boosted AdaSSP, T = 2: fresh noise every round",
+                "Tang et al. (2023)")
+def _audit_bas_noise_reuse(full: bool = False) -> AuditCase:
+    b = audit_budget(1.0, 2)
+    d0, _ = audit_designs()
+    d1 = (np.vstack([d0[0], np.zeros((1, 1))]), np.append(d0[1], 0.0))
+    return AuditCase({"correct": _bas_two_round_difference(b, False),
+                      "noise_reused": _bas_two_round_difference(b, True)},
+                     d0, d1, epsilon=1.0, delta=gdp_delta(b.mu, 1.0), relation="add/remove",
+                     pair="a zero row with label 0 added: it contributes from round 2 on",
+                     vectorized=True, n_trials=800_000 if full else 200_000)
+
+# %% ../nbs/14_boosted_adassp.ipynb #aud-d2ea70c2
+@register_check("boosted_adassp_audit_pairs", "the Gram and transcript audit pairs' exact losses "
+                "are in [0.999, 1] x the claimed epsilon",
+                source="Tang et al. (2023); Dong, Roth & Su (2022)")
+def verify_bas_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered Gram and transcript pairs, as fractions of their claims.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused (the check is exact).
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    fr = [c.exact["correct"] / c.epsilon for c in (_audit_bas_gram(), _audit_bas_transcript())]
+    return dict(measured=f"Gram {fr[0]:.5f}, transcript {fr[1]:.5f} x eps",
+                tolerance="each in [0.999, 1]", passed=all(0.999 <= f <= 1 + 1e-9 for f in fr))
 
 # %% ../nbs/14_boosted_adassp.ipynb #41fed22a
 def _r2_task(X, y, eps, rule, seed):

@@ -22,18 +22,19 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance', 'score_upper_bound',
-           'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact',
-           'verify_hinge_score', 'clip_data', 'exponential_support_log_probs', 'exponential_support_select',
-           'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample',
-           'top_r_select', 'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs',
-           'uniform_bucket_member', 'mistakes_sample', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select',
-           'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio',
-           'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
-           'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
-           'paper_design', 'verify_mistakes_sampler', 'gap_instance', 'mistakes_privacy_row',
-           'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
-           'verify_ptr_exact_privacy', 'recovery_table', 'BestSubsetSelector']
+__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
+           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
+           'verify_score_exact', 'verify_hinge_score', 'clip_data', 'exponential_support_log_probs',
+           'exponential_support_select', 'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon',
+           'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError', 'bucket_log_sizes',
+           'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample', 'mistakes_select',
+           'ptr_pass_probability', 'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law',
+           'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio', 'hockey_stick', 'grid_rows',
+           'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity', 'verify_p0_logspace',
+           'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy', 'paper_design',
+           'verify_mistakes_sampler', 'gap_instance', 'mistakes_privacy_row', 'verify_mistakes_exact_privacy',
+           'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table', 'verify_ptr_exact_privacy', 'recovery_table',
+           'verify_bss_audit_pairs', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -1394,6 +1395,228 @@ def recovery_table(ns, *, p=12, s=2, epsilon=1.0, test_fraction=0.25, delta=1e-6
             acc["ptr_pass"] += ptr_pass_probability(gp, D, e1, delta)
         out.append(dict(n=n, **{k: v / reps for k, v in acc.items()}))
     return out
+
+# %% ../nbs/50_bss.ipynb #aud-910f0e61
+from .audit import AuditCase, pmf_epsilon, register_audit
+
+
+def _bss_replace_row0(X, y, index, p, b_y, levels):
+    "The pair (D, D with row 0 replaced by the grid row `index`)."
+    Xn, yn = grid_rows(p, 1.0, b_y, levels=levels)
+    X1, y1 = X.copy(), y.copy()
+    X1[0], y1[0] = Xn[index], yn[index]
+    return (X, y), (X1, y1)
+
+
+def _bss_visible_losses(X, y, r, s, law, levels, b_y, min_prob=0.01):
+    """For every grid row replacing row 0: the largest |log ratio| of the two output laws over the
+    outputs of probability >= `min_prob` on one side (what an audit of 1e5 runs can see)."""
+    Xn, yn = grid_rows(X.shape[1], 1.0, b_y, levels=levels)
+    base, N = neighbour_scores(X, y, 0, Xn, yn, s, r)
+    la, lb = law(base), law(N)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.abs(la - lb)
+    seen = (np.maximum(np.exp(la), np.exp(lb)) >= min_prob) & ~np.isnan(ratio)
+    return np.where(seen, ratio, 0.0).max(1)
+
+
+def _bss_hardest_index(X, y, r, s, laws, levels, b_y, min_prob=0.01):
+    "The grid row whose pair maximises the smallest visible loss over `laws` (a list)."
+    L = np.min([_bss_visible_losses(X, y, r, s, law, levels, b_y, min_prob) for law in laws], 0)
+    i = int(np.argmax(L))
+    return i, float(L[i])
+
+
+def _bss_pair_exact(pair, r, s, laws, delta=0.0):
+    "Exact loss at `delta` of one pair under each variant's law: {variant: epsilon}."
+    (X, y), (X1, y1) = pair
+    base, N = neighbour_scores(X, y, 0, X1[:1], y1[:1], s, r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {v: pmf_epsilon(np.exp(law(base))[0], np.exp(law(N))[0], delta)
+                for v, law in laws.items()}
+
+# %% ../nbs/50_bss.ipynb #aud-4a0212a4
+def _bss_topr_mech(s, R, T, eps, r, b_y, scale=1.0):
+    "Top-R (Algorithm 1) on a dataset, `size` draws; `scale` multiplies Delta (mutant when < 1)."
+    def run(data, g, n):
+        X, y = data
+        S, v = ExhaustiveSearch().top_r(X, y, s, R, r=r)
+        D = scale * _effective_delta(len(y), s, 1.0, b_y, r, "squared", "tight")
+        return np.array(top_r_sample(S, v, X.shape[1], s, eps, D, T, g, size=n))
+    return run
+
+
+def _bss_mistakes_mech(s, eps, r, b_y, scale=1.0, best_in_bucket=False):
+    "Mistakes (Section 2.1.2) on a dataset, `size` draws."
+    def run(data, g, n):
+        X, y = data
+        S, _ = ExhaustiveSearch().top_r(X, y, s, 1, r=r)
+        B, vb = ExhaustiveSearch().best_per_bucket(X, y, s, S[0], r=r)
+        D = scale * _effective_delta(len(y), s, 1.0, b_y, r, "squared", "tight")
+        return np.array(mistakes_sample(S[0], B, vb, X.shape[1], s, eps, D, g, best_in_bucket,
+                                        size=n))
+    return run
+
+# %% ../nbs/50_bss.ipynb #aud-c6010606
+def _bss_ptr_mech(s, eps, e1, delta, r, b_y, R, test=True):
+    "PTR-mistakes with the top-R fallback: pass with the exact probability, then draw."
+    mist, top = _bss_mistakes_mech(s, eps, r, b_y), _bss_topr_mech(s, R, math.inf, eps, r, b_y)
+    def run(data, g, n):
+        X, y = data
+        v = np.sort(ExhaustiveSearch().top_r(X, y, s, 2, r=r)[1])
+        D = _effective_delta(len(y), s, 1.0, b_y, r, "squared", "tight")
+        passed = g.random(n) < (ptr_pass_probability(v[1] - v[0], D, e1, delta) if test else 1.0)
+        out = top(data, g, n)
+        if passed.any():
+            out[passed] = mist(data, g, int(passed.sum()))
+        return out
+    return run
+
+
+def _bss_ptr_bottom_mech(s, eps, e1, delta, r, b_y, half_sens=False):
+    "PTR-mistakes with the None fallback (recorded as (-1,)); the test drawn with Laplace noise."
+    mist = _bss_mistakes_mech(s, eps, r, b_y)
+    def run(data, g, n):
+        X, y = data
+        v = ExhaustiveSearch().top_r(X, y, s, 2, r=r)[1]
+        D = _effective_delta(len(y), s, 1.0, b_y, r, "squared", "tight")
+        L = math.ceil((v[1] - v[0]) / (2 * (D / 2 if half_sens else D))) - 1
+        passed = L + g.laplace(0.0, 1 / e1, size=n) > math.log(1 / (2 * delta)) / e1
+        out = np.full((n, s), -1)
+        if passed.any():
+            out[passed] = mist(data, g, int(passed.sum()))
+        return out
+    return run
+
+# %% ../nbs/50_bss.ipynb #aud-13d961fb
+def _bss_topr_setup():
+    "swap_instance and the laws of the top-R variants."
+    X, y, r, c = swap_instance(12, 12, 1)
+    D = _effective_delta(12, 1, 1.0, c, r, "squared", "tight")
+    laws = {"correct": lambda V: top_r_log_law(V, 12, 1, 11, math.inf, 1.0, D),
+            "half_delta": lambda V: top_r_log_law(V, 12, 1, 11, math.inf, 1.0, D / 2),
+            "finite_T_claimed_eps": lambda V: top_r_log_law(V, 12, 1, 11, 2, 1.0, D)}
+    return X, y, r, c, laws
+
+
+def _bss_mistakes_setup():
+    "gap_instance and the laws of the mistakes variants."
+    X, y, r, c = gap_instance(10, 16, 12, 1)
+    D = _effective_delta(len(y), 1, 1.0, c, r, "squared", "tight")
+    laws = {"correct": lambda V: mistakes_log_law(V, 12, 1, 1.0, D),
+            "half_delta": lambda V: mistakes_log_law(V, 12, 1, 1.0, D / 2),
+            "best_in_bucket": lambda V: mistakes_log_law(V, 12, 1, 1.0, D, best_in_bucket=True)}
+    return X, y, r, c, laws
+
+# %% ../nbs/50_bss.ipynb #aud-29fc6aee
+BSS_AUDIT_ROWS = {"top_r": 2047, "mistakes_half": 4094, "mistakes_uniform": 3, "ptr_no_gap": 621,
+                  "ptr_bottom": 62}   # grid rows replacing row 0, found by the searches above
+
+
+def _bss_ptr_setup():
+    "The no-gap instance of the PTR audit: X, y, Delta, claimed (eps, eps_test, delta), top-R R."
+    X, y = privacy_instance(1280, 6, 2, tie=True, rng=1)
+    return X, y, _effective_delta(1280, 2, 1.0, 1.0, 1.0, "squared", "tight"), (1.0, 0.5, 1e-3), 10
+
+
+def _bss_bottom_setup():
+    "The instance of the None-fallback audit: X, y, r, b_y, Delta, (eps, eps_test, delta)."
+    X, y, r, c = gap_instance(10, 2, 6, 1)
+    return X, y, r, c, _effective_delta(len(y), 1, 1.0, c, r, "squared", "tight"), (1.0, 3.0, 1e-3)
+
+# %% ../nbs/50_bss.ipynb #aud-fc50ef6f
+def _bss_case(variants, pair, eps, delta, exact, why, full):
+    return AuditCase(variants, *pair, epsilon=eps, delta=delta, relation="substitute", pair=why,
+                     kind="discrete", vectorized=True, n_trials=1_000_000 if full else 100_000,
+                     exact=exact)
+
+
+@register_audit("bss_top_r", "top-R (T = inf), s = 1, p = 12, R = 11, eps = 1",
+                "Prastakos, Behdin & Mazumder, Algorithm 1, Theorem 1, Lemma A.4")
+def _audit_bss_top_r(full: bool = False) -> AuditCase:
+    X, y, r, c, laws = _bss_topr_setup()
+    pair = _bss_replace_row0(X, y, BSS_AUDIT_ROWS["top_r"], 12, c, 2)
+    variants = {"correct": _bss_topr_mech(1, 11, math.inf, 1.0, r, c),
+                "half_delta": _bss_topr_mech(1, 11, math.inf, 1.0, r, c, scale=0.5),
+                "finite_T_claimed_eps": _bss_topr_mech(1, 11, 2, 1.0, r, c)}
+    return _bss_case(variants, pair, 1.0, 0.0, _bss_pair_exact(pair, r, 1, laws),
+                     "swap_instance, row 0 replaced by the corner row found by the search", full)
+
+
+def _bss_mistakes_audit(row, mutant, full):
+    X, y, r, c, laws = _bss_mistakes_setup()
+    pair = _bss_replace_row0(X, y, BSS_AUDIT_ROWS[row], 12, c, 2)
+    kw = {"half_delta": dict(scale=0.5), "best_in_bucket": dict(best_in_bucket=True)}[mutant]
+    variants = {"correct": _bss_mistakes_mech(1, 1.0, r, c),
+                mutant: _bss_mistakes_mech(1, 1.0, r, c, **kw)}
+    exact = _bss_pair_exact(pair, r, 1, {v: laws[v] for v in variants})
+    return _bss_case(variants, pair, 1.0, 0.0, exact,
+                     f"gap_instance (gap > 2 Delta on both sides), the row hardest for {mutant}",
+                     full)
+
+
+@register_audit("bss_mistakes", "mistakes given the 2 Delta gap, s = 1, p = 12, eps = 1",
+                "Prastakos, Behdin & Mazumder, Section 2.1.2, Theorem 2")
+def _audit_bss_mistakes(full: bool = False) -> AuditCase:
+    return _bss_mistakes_audit("mistakes_half", "half_delta", full)
+
+
+@register_audit("bss_mistakes_uniform", "mistakes given the gap: the bucket draw is uniform",
+                "Prastakos, Behdin & Mazumder, Section 2.1.2, Theorem 2")
+def _audit_bss_mistakes_uniform(full: bool = False) -> AuditCase:
+    return _bss_mistakes_audit("mistakes_uniform", "best_in_bucket", full)
+
+# %% ../nbs/50_bss.ipynb #aud-9619ceb5
+@register_audit("bss_ptr_mistakes", "PTR-mistakes with the top-R fallback, (1 + 0.5, 1e-3)",
+                "Prastakos, Behdin & Mazumder, Section 2.1.2 with a PTR test (this chapter)")
+def _audit_bss_ptr_mistakes(full: bool = False) -> AuditCase:
+    X, y, D, (eps, e1, dlt), R = _bss_ptr_setup()
+    pair = _bss_replace_row0(X, y, BSS_AUDIT_ROWS["ptr_no_gap"], 6, 1.0, 3)
+    variants = {"correct": _bss_ptr_mech(2, eps, e1, dlt, 1.0, 1.0, R),
+                "no_test": _bss_ptr_mech(2, eps, e1, dlt, 1.0, 1.0, R, test=False)}
+    laws = {"correct": lambda V: ptr_log_law(V, 6, 2, eps, e1, dlt, D, R=R),
+            "no_test": lambda V: mistakes_log_law(V, 6, 2, eps, D)}
+    return _bss_case(variants, pair, eps + e1, dlt, _bss_pair_exact(pair, 1.0, 2, laws, dlt),
+                     "a near tie whose best support flips (no gap)", full)
+
+
+@register_audit("bss_ptr_bottom", "PTR-mistakes with the None fallback, (1 + 3, 1e-3)",
+                "Prastakos, Behdin & Mazumder, Section 2.1.2 with a PTR test (this chapter)")
+def _audit_bss_ptr_bottom(full: bool = False) -> AuditCase:
+    X, y, r, c, D, (eps, e1, dlt) = _bss_bottom_setup()
+    pair = _bss_replace_row0(X, y, BSS_AUDIT_ROWS["ptr_bottom"], 6, c, 2)
+    variants = {"correct": _bss_ptr_bottom_mech(1, eps, e1, dlt, r, c),
+                "half_gap_sensitivity": _bss_ptr_bottom_mech(1, eps, e1, dlt, r, c, half_sens=True)}
+    law = lambda half: (lambda V: ptr_log_law(V, 6, 1, eps, e1, dlt, D, fallback=None,
+                                              half_gap_sensitivity=half))
+    exact = _bss_pair_exact(pair, r, 1, {"correct": law(False), "half_gap_sensitivity": law(True)},
+                            dlt)
+    return _bss_case(variants, pair, eps + e1, dlt, exact,
+                     "gaps between Delta and 2 Delta, the best support flips", full)
+
+# %% ../nbs/50_bss.ipynb #aud-a899bc7e
+@register_check("bss_audit_pairs", "the exact loss of the top-R audit pair is in [0.8, 1] eps and "
+                "of the mistakes pair in [0.55, 1] eps",
+                source="Prastakos, Behdin & Mazumder, Thm 1-2")
+def verify_bss_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered top-R and mistakes audit pairs.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused (the check is exact).
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    t, m = _audit_bss_top_r().exact["correct"], _audit_bss_mistakes().exact["correct"]
+    return dict(measured=f"top-R {t:.3f} eps, mistakes {m:.3f} eps",
+                tolerance="[0.8, 1] and [0.55, 1]",
+                passed=0.8 <= t <= 1 + 1e-9 and 0.55 <= m <= 1 + 1e-9)
 
 # %% ../nbs/50_bss.ipynb #2f48a35d
 METHODS = ("top_r", "mistakes", "mistakes_ptr", "exponential")

@@ -22,12 +22,14 @@ from .mechanisms import gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'loglik_terms', 'loglik_clip_region', 'zcdp_rho',
-           'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult', 'coinpress_mean', 'verify_coinpress_privacy',
-           'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0', 'selection_params', 'HyperResult',
-           'dp_hyperparameter_learning', 'verify_liu_talwar', 'hyperparameter_experiment', 'plot_hyperparameters',
-           'heteroscedastic_statistics', 'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic',
-           'verify_heteroscedastic', 'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'bench_dpgp']
+__all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'DIRICHLET_AUDIT_PAIR', 'loglik_terms', 'loglik_clip_region',
+           'zcdp_rho', 'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult', 'coinpress_mean',
+           'verify_coinpress_privacy', 'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0',
+           'selection_params', 'HyperResult', 'dp_hyperparameter_learning', 'verify_liu_talwar',
+           'hyperparameter_experiment', 'plot_hyperparameters', 'heteroscedastic_statistics',
+           'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic', 'verify_heteroscedastic',
+           'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'verify_dpgp_hyper_coinpress_tie',
+           'verify_dpgp_hyper_audit_pairs', 'verify_dpgp_hyper_release_tie', 'bench_dpgp']
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5f17cfd4
 def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
@@ -1127,6 +1129,263 @@ def dp_dirichlet_gp_classifier(
         p = np.exp(logits - logits.max(1, keepdims=True))
         return p / p.sum(1, keepdims=True)
     return predict_proba, spend
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-4075a6de
+from .audit import AuditCase, register_audit
+from .dpgp import _adversarial_pair, _ball, entry_change, gaussian_pair_epsilon, vech_scaled
+
+
+def _weighted_release(Kxz, y, w, R_k, R_y, R_w, epsilon, delta, rng, size, sigma_factor=1.0):
+    """The release of `dpgp_inference_heteroscedastic` (vectorised, c = 1): noise for sensitivity
+    R_w Delta(R_k, R_y) on sqrt(w) k and sqrt(w) y; `sigma_factor` != 1 makes a mutant."""
+    from dataclasses import replace
+    s = math.sqrt(R_w)
+    noise = dpgp_noise_scales(s * R_k, s * R_y, 1.0, epsilon, delta)
+    noise = replace(noise, sigma_a=noise.sigma_a * sigma_factor,
+                    sigma_b=noise.sigma_b * sigma_factor)
+    sw = np.sqrt(w)
+    return release_statistics(Kxz * sw[:, None], sw * y, noise, rng=rng, size=size).value
+
+
+def _weighted_mean(Kxz, y, w):
+    "The noiseless release [A_h; vech(B_h)] (c = 1)."
+    sw = np.sqrt(w)
+    A, B = sufficient_statistics(Kxz * sw[:, None], sw * y)
+    return np.r_[A, vech_scaled(B)]
+
+
+def _projection(m0, m1):
+    "Statistic: the projection of a release on the unit direction of the mean difference."
+    u = (m1 - m0) / np.linalg.norm(m1 - m0)
+    return lambda out: (out - m0) @ u
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-a1b3c2b0
+def _hetero_pair(R_w, d=3, n_common=5, seed=0):
+    "Lemma 5's maximiser at weight R_w (R_k = R_y = 1) as one substituted entry beside common rows."
+    g = np.random.default_rng(seed)
+    k, y, k2, y2 = _adversarial_pair(1.0, 1.0, 1.0, d)
+    CK, cy = _ball(g, n_common, d, 1.0), g.uniform(-1, 1, n_common)
+    cw = g.uniform(0.1, R_w, n_common)
+    return ((np.vstack([CK, k]), np.r_[cy, y], np.r_[cw, R_w]),
+            (np.vstack([CK, k2]), np.r_[cy, y2], np.r_[cw, R_w]))
+
+
+@register_audit("dpgp_heteroscedastic", "heteroscedastic DP-GP release (Honkela 2021, App D), "
+                "(1, 1e-2), R_w = 2, substitute", "Honkela (2021), App D, Eq 36-41")
+def _audit_dpgp_heteroscedastic(full: bool = False) -> AuditCase:
+    eps, dlt, R_w = 1.0, 1e-2, 2.0
+    D0, D1 = _hetero_pair(R_w)
+    m0, m1 = _weighted_mean(*D0), _weighted_mean(*D1)
+    stat, dist = _projection(m0, m1), float(np.linalg.norm(m1 - m0))
+    sig = dpgp_noise_scales(math.sqrt(R_w), math.sqrt(R_w), 1.0, eps, dlt).sigma_a
+    factors = {"correct": 1.0, "half_noise": 0.5, "sqrt_rw_sensitivity": 1 / math.sqrt(R_w)}
+    variants = {v: (lambda f: lambda D, g, n: stat(
+        _weighted_release(*D, 1.0, 1.0, R_w, eps, dlt, g, n, sigma_factor=f)))(f)
+        for v, f in factors.items()}
+    exact = {v: gaussian_pair_epsilon(dist / (f * sig), dlt) for v, f in factors.items()}
+    return AuditCase(variants, D0, D1, epsilon=eps, delta=dlt, relation="substitute",
+                     pair="Lemma 5's maximiser at weight R_w: moves the release by R_w Delta",
+                     vectorized=True, n_trials=1_000_000 if full else 200_000, exact=exact)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-708932b7
+def _dirichlet_setup(n_classes=3, alpha_eps=0.9, epsilon=1.0, delta=1e-2):
+    "Inducing points, R_k, R_w and the per-class noise scale of the classifier's releases."
+    Z = np.linspace(-2, 2, 5)
+    R_k = kernel_norm_bound(Z)
+    yt, _ = dirichlet_targets(np.arange(n_classes), n_classes, alpha_eps)
+    R_y = float((yt.max() - yt.min()) / 2)
+    R_w = 1.0 / math.log(1 / (1 + alpha_eps) + 1)
+    s = math.sqrt(R_w)
+    sig = dpgp_noise_scales(s * R_k, s * R_y, 1.0, epsilon / n_classes, delta / n_classes).sigma_a
+    return Z, R_k, R_y, R_w, sig
+
+
+def _dirichlet_means(X, labels, Z, n_classes=3, alpha_eps=0.9):
+    "The noiseless releases of every class, concatenated (targets shifted by the public offset)."
+    yt, s2 = dirichlet_targets(labels, n_classes, alpha_eps)
+    yt = yt - (yt.max() + yt.min()) / 2
+    K = eq_kernel(np.asarray(X, float), Z)
+    return np.concatenate([_weighted_mean(K, yt[:, c], 1 / s2[:, c]) for c in range(n_classes)])
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-690265ce
+def _dirichlet_search(n_classes, alpha_eps, grid):
+    "Best (distance / sigma, (x, label, x', label')) over one substituted entry on `grid`."
+    Z, _, _, _, sig = _dirichlet_setup(n_classes, alpha_eps)
+    Xc, lc = np.array([-1.0, 1.0]), np.arange(2) % n_classes
+    means = {(x, a): _dirichlet_means(np.r_[Xc, x], np.r_[lc, a], Z, n_classes, alpha_eps)
+             for x in grid for a in range(n_classes)}
+    return max((np.linalg.norm(means[p] - means[q]) / sig, p + q) for p in means for q in means)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-1515dee1
+DIRICHLET_AUDIT_PAIR = (-1.5, 0, 1.0, 2)   # (x, label, x', label'), found by the search above
+
+
+def _dirichlet_release(X, labels, Z, R_k, R_y, R_w, epsilon, delta, rng, size, n_classes=3,
+                       alpha_eps=0.9):
+    "The C releases of `dp_dirichlet_gp_classifier` (vectorised), each at (epsilon, delta) given."
+    yt, s2 = dirichlet_targets(labels, n_classes, alpha_eps)
+    yt = yt - (yt.max() + yt.min()) / 2
+    K = eq_kernel(np.asarray(X, float), Z)
+    return np.concatenate([_weighted_release(K, yt[:, c], 1 / s2[:, c], R_k, R_y, R_w, epsilon,
+                                             delta, rng, size) for c in range(n_classes)], axis=-1)
+
+
+@register_audit("dpgp_dirichlet", "Dirichlet DP-GP classifier releases (Honkela 2021, Sec 5), "
+                "C = 3, (1, 1e-2), substitute", "Honkela (2021), Sec 5 and App D")
+def _audit_dpgp_dirichlet(full: bool = False) -> AuditCase:
+    eps, dlt, C = 1.0, 1e-2, 3
+    Z, R_k, R_y, R_w, sig = _dirichlet_setup(C, 0.9, eps, dlt)
+    x, a, x2, b = DIRICHLET_AUDIT_PAIR
+    Xc, lc = np.array([-1.0, 1.0]), np.arange(2) % C
+    D0, D1 = (np.r_[Xc, x], np.r_[lc, a]), (np.r_[Xc, x2], np.r_[lc, b])
+    m0, m1 = _dirichlet_means(*D0, Z), _dirichlet_means(*D1, Z)
+    stat, dist = _projection(m0, m1), float(np.linalg.norm(m1 - m0))
+    budgets = {"correct": (eps / C, dlt / C), "budget_multiplied_by_C": (eps * C, dlt * C)}
+    variants = {v: (lambda e, d: lambda D, g, n: stat(
+        _dirichlet_release(*D, Z, R_k, R_y, R_w, e, d, g, n)))(e, d)
+        for v, (e, d) in budgets.items()}
+    s = math.sqrt(R_w)
+    exact = {v: gaussian_pair_epsilon(dist / dpgp_noise_scales(s * R_k, s * R_y, 1.0, e, d).sigma_a,
+                                      dlt) for v, (e, d) in budgets.items()}
+    return AuditCase(variants, D0, D1, epsilon=eps, delta=dlt, relation="substitute",
+                     pair="the label flip (x, 0) -> (x', 2) found by the search (0.17 eps exact)",
+                     vectorized=True, n_trials=1_000_000 if full else 200_000, exact=exact)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-fb1286c6
+def _coinpress_many(x, centre, radius, rho, n, g, n_iter=12, last_share=0.75, scale=1.0,
+                    beta=0.01, sens=2.0):
+    """`n` independent runs of `coinpress_mean` at once (same draws as n calls when n = 1);
+    `sens` = 2 is the substitute sensitivity 2 r_t / len(x)."""
+    xs = np.sort(np.asarray(x, float))
+    N = len(xs)
+    cs = np.r_[0.0, np.cumsum(xs)]
+    g1 = scale * math.sqrt(2 * math.log(2 * N / beta))
+    g2 = math.sqrt(2 * math.log(2 / beta))
+    c, r = np.full(n, float(centre)), float(radius)
+    for rho_t in coinpress_schedule(rho, n_iter, last_share):
+        lo, hi = c - r, c + r
+        i, j = np.searchsorted(xs, lo, "left"), np.searchsorted(xs, hi, "right")
+        mu = (i * lo + (cs[j] - cs[i]) + (N - j) * hi) / N
+        sd = (sens * r / N) / math.sqrt(2 * rho_t)
+        c = mu + sd * g.standard_normal(n)
+        r = min(r, g1 + g2 * sd)
+    return c
+
+
+@register_audit("dpgp_coinpress", "1-D COINPRESS mean, (4, 1e-2) via rho of Eq 19, substitute",
+                "Honkela (2021), Sec 4.1 and Alg 2; Biswas et al. (2020)")
+def _audit_dpgp_coinpress(full: bool = False) -> AuditCase:
+    eps, dlt, N, C, R = 4.0, 1e-2, 1000, 0.0, 1.0
+    rho = zcdp_rho(eps, dlt)
+    D0, D1 = np.r_[np.full(N - 1, C), C - R], np.r_[np.full(N - 1, C), C + R]
+    run = lambda rh, s: lambda x, g, n: _coinpress_many(x, C, R, rh, n, g, sens=s)
+    return AuditCase({"correct": run(rho, 2.0), "half_noise": run(4 * rho, 2.0),
+                      "sensitivity_r_over_n": run(rho, 1.0)}, D0, D1, epsilon=eps, delta=dlt,
+                     relation="substitute", pair="the two extreme values clipped to opposite ends "
+                     "at every step", vectorized=True, n_trials=400_000 if full else 100_000)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-0c365c53
+@register_check("dpgp_hyper_coinpress_tie", "the audited COINPRESS copy equals coinpress_mean draw "
+                "for draw", source="Honkela (2021), Sec 4.1")
+def verify_dpgp_hyper_coinpress_tie(full: bool = False, rng=None) -> dict:
+    """Same seed, same output: `_coinpress_many` (n = 1) against `coinpress_mean`.
+
+    Parameters
+    ----------
+    full : bool, default False
+        More seeds.
+    rng : numpy.random.Generator, int or None
+        Draws the data.
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    dev = 0.0
+    for seed in range(40 if full else 10):
+        x = rng.normal(0.3, 1.0, 200)
+        rho = zcdp_rho(float(rng.uniform(0.5, 5)), 1e-2)
+        a = coinpress_mean(x, 0.0, 4.0, rho, rng=seed).mean
+        b = _coinpress_many(x, 0.0, 4.0, rho, 1, np.random.default_rng(seed))[0]
+        dev = max(dev, abs(a - b))
+    return dict(measured=f"max |difference| {dev:.1g}", tolerance="< 1e-9", passed=dev < 1e-9)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-015b3581
+@register_check("dpgp_hyper_audit_pairs", "the heteroscedastic audit pair's exact loss is in "
+                "[0.999 eps, eps], the Dirichlet pair's in [0.15 eps, eps]",
+                source="Honkela (2021), App D and Sec 5; Balle & Wang (2018), Thm 8")
+def verify_dpgp_hyper_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered heteroscedastic and Dirichlet audit pairs.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused (the check is exact).
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    h = _audit_dpgp_heteroscedastic().exact["correct"]
+    c = _audit_dpgp_dirichlet().exact["correct"]
+    return dict(measured=f"heteroscedastic {h:.5f} eps, Dirichlet {c:.3f} eps",
+                tolerance="[0.999, 1] and [0.15, 1]",
+                passed=0.999 <= h <= 1 + 1e-9 and 0.15 <= c <= 1 + 1e-9)
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-rt1e0d1c
+def _read_back(fit, Z) -> np.ndarray:
+    "The release [A + E_a; vech(B-hat)] of a DP-GP fit, read back from its posterior (c = 1)."
+    P = np.linalg.inv(fit.posterior.Sigma_tilde)
+    B = P - eq_kernel(Z, Z) - fit.posterior.lam * np.eye(len(Z))
+    return np.r_[P @ fit.posterior.alpha, vech_scaled(B)]
+
+
+def _dirichlet_tie(rng, C=3, alpha_eps=0.9) -> float:
+    "Relative deviation of `_dirichlet_release` from `dp_dirichlet_gp_classifier`'s C releases."
+    import inspect
+    X, labels = rng.uniform(-3, 3, 30), rng.integers(0, C, 30)
+    Z, R_k, R_y, R_w, _ = _dirichlet_setup(C, alpha_eps)
+    proba, _ = dp_dirichlet_gp_classifier(X, labels, Z, C, 1.0, 1e-2, alpha_eps=alpha_eps, rng=7)
+    fits = inspect.getclosurevars(proba).nonlocals["fits"]   # the C fits behind predict_proba
+    lib = np.concatenate([_read_back(f, Z) for f in fits])
+    rel = _dirichlet_release(X, labels, Z, R_k, R_y, R_w, 1.0 / C, 1e-2 / C,
+                             np.random.default_rng(7), None, n_classes=C, alpha_eps=alpha_eps)
+    return float(np.abs(lib - rel).max() / np.abs(rel).max())
+
+# %% ../nbs/41_dpgp_hyper.ipynb #aud-36e0a6ad
+@register_check("dpgp_hyper_release_tie", "the audited heteroscedastic and Dirichlet releases are "
+                "the ones the library makes (same seed, read back from the posteriors)",
+                source="Honkela (2021), Sec 5, App D, Eq 38-41")
+def verify_dpgp_hyper_release_tie(full: bool = False, rng=None) -> dict:
+    """Same seed, same release: `dpgp_inference_heteroscedastic` against `_weighted_release`, and
+    the C fits of `dp_dirichlet_gp_classifier` against `_dirichlet_release`.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused.
+    rng : numpy.random.Generator, int or None
+        Draws the data.
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    X, Z = rng.uniform(-3, 3, 30), np.linspace(-2, 2, 4)
+    y, nv = np.clip(np.sin(X), -1, 1), rng.uniform(0.5, 2.0, 30)
+    fit = dpgp_inference_heteroscedastic(X, y, nv, Z, 1.0, 1e-2, 2.0, rng=7)
+    rel = _weighted_release(eq_kernel(X, Z), y, 1 / nv, kernel_norm_bound(Z), 1.0, 2.0, 1.0, 1e-2,
+                            7, None)
+    dev = float(np.abs(_read_back(fit, Z) - rel).max() / np.abs(rel).max())
+    dev_c = _dirichlet_tie(rng)
+    return dict(measured=f"max relative difference {dev:.1g} (heteroscedastic), "
+                f"{dev_c:.1g} (Dirichlet)", tolerance="< 1e-6 each",
+                passed=dev < 1e-6 and dev_c < 1e-6)
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5b62b22c
 @register_benchmark(

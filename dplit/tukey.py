@@ -28,18 +28,18 @@ from dplit.core import (
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ETA_PAPER', 'check_models', 'ModelProfile', 'model_profile', 'tukey_depth', 'log1mexp', 'level_log_volumes',
-           'log_weights', 'check_depth', 'level_log_probs', 'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample',
-           'depth_law_pvalue', 'verify_depth_law', 'first_depth_coordinate', 'uniformity_pvalue',
-           'verify_uniform_in_level', 'cell_law_pvalue', 'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95',
-           'lemma_sensitivity_sweep', 'lemma_adversarial', 'verify_lemma95_sensitivity', 'ptr_threshold',
-           'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass', 'em_log_ratio_1d', 'worst_em_ratio_1d',
-           'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d', 'substitution_sensitivity', 'verify_relation',
-           'TukeyBudget', 'tukey_budget', 'step_exact_1d', 'verify_step_exact_1d', 'private_n_lower_bound',
-           'inside_out_permutation', 'make_batches', 'batch_ols', 'changed_batches', 'verify_one_row_one_model',
-           'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor',
-           'models_needed', 'models_needed_table', 'verify_fewer_models', 'verify_n_tilde', 'tukey_step',
-           'tukey_step_loops', 'bench_tukey']
+__all__ = ['ETA_PAPER', 'TUKEY_EM_AUDIT_PAIR', 'TUKEY_STEP_AUDIT_NEIGHBOUR', 'check_models', 'ModelProfile', 'model_profile',
+           'tukey_depth', 'log1mexp', 'level_log_volumes', 'log_weights', 'check_depth', 'level_log_probs',
+           'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample', 'depth_law_pvalue', 'verify_depth_law',
+           'first_depth_coordinate', 'uniformity_pvalue', 'verify_uniform_in_level', 'cell_law_pvalue',
+           'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep', 'lemma_adversarial',
+           'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass',
+           'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d',
+           'substitution_sensitivity', 'verify_relation', 'TukeyBudget', 'tukey_budget', 'step_exact_1d',
+           'verify_step_exact_1d', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
+           'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends', 'depth_for',
+           'tukey_regression', 'PTRFailed', 'TukeyRegressor', 'models_needed', 'models_needed_table',
+           'verify_fewer_models', 'verify_n_tilde', 'tukey_step', 'tukey_step_loops', 'bench_tukey']
 
 # %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
@@ -1362,6 +1362,127 @@ def verify_n_tilde(full: bool = False, rng=None) -> dict:
         tolerance="|z| < 5",
         passed=abs(z) < 5,
     )
+
+# %% ../nbs/13_tukey.ipynb #aud-96d983a7
+from .audit import AuditCase, pmf_epsilon, register_audit
+
+
+def _ptr_bit_law(M, epsilon1, delta, scale=None):
+    "Exact (P(fail), P(pass)) of M + Lap(scale) > tau; scale 1/eps1 (correct) when None."
+    if scale is None:
+        p = ptr_pass_probability(M, epsilon1, delta)
+    else:
+        x = float(M) - ptr_threshold(epsilon1, delta)
+        p = 1 - 0.5 * math.exp(-x / scale) if x >= 0 else 0.5 * math.exp(x / scale)
+    return np.array([1 - p, p])
+
+# %% ../nbs/13_tukey.ipynb #aud-86c249a1
+@register_audit("tukey_ptr", "PTR test of the Tukey mechanism: eps1-DP in M (eps1 = 0.5218)",
+                "Dick, Gillenwater & Joseph (2023), Sec 9; Brown et al. (2021)")
+def _audit_tukey_ptr(full: bool = False) -> AuditCase:
+    e1, dlt = 0.5218, 1e-5
+    M1 = float(math.floor(ptr_threshold(e1, dlt)))
+    tau = ptr_threshold(e1, dlt)
+    variants = {"correct": lambda M, g, n: ptr_test(M, e1, dlt, rng=g, size=n),
+                "half_noise": lambda M, g, n: M + g.laplace(0.0, 0.5 / e1, size=n) > tau,
+                "laplace_scale_eps1": lambda M, g, n: ptr_test(M, e1, dlt, rng=g, size=n,
+                                                               scale_mutant=True)}
+    scales = {"correct": None, "half_noise": 0.5 / e1, "laplace_scale_eps1": e1}
+    exact = {v: pmf_epsilon(_ptr_bit_law(M1, e1, dlt, s), _ptr_bit_law(M1 - 1, e1, dlt, s))
+             for v, s in scales.items()}
+    return AuditCase(variants, M1, M1 - 1, epsilon=e1, delta=0.0, relation="add/remove",
+                     pair="M = floor(tau) vs floor(tau) - 1: full loss at the most passes",
+                     kind="discrete", vectorized=True, n_trials=1_000_000 if full else 200_000,
+                     exact=exact)
+
+# %% ../nbs/13_tukey.ipynb #aud-e24ef9ed
+def _tukey_em_pair(i, j, t=8, m=30, seed=0):
+    "Models b, and b with model i removed and one inserted at the midpoint of b[j], b[j + 1]."
+    b = np.sort(np.random.default_rng(seed).normal(size=m))
+    b1 = np.sort(np.append(np.delete(b, i), 0.5 * (b[j] + b[j + 1])))
+    return b, b1
+
+
+def _tukey_em_exact(b, b1, t, exponent):
+    "Exact pure loss of A_t (weight exp(exponent * depth)) on the pair, observed on grid cells."
+    grid = np.unique(np.concatenate([b, b1]))
+    l0, l1 = (exact_output_law_1d(x, t, exponent, 1.0, grid) for x in (b, b1))
+    with np.errstate(invalid="ignore"):
+        return pmf_epsilon(np.r_[l0[0], l0[1]], np.r_[l1[0], l1[1]])
+
+# %% ../nbs/13_tukey.ipynb #aud-b7581fd2
+TUKEY_EM_AUDIT_PAIR = (14, 21)   # (model removed, insertion interval), found by the search above
+
+
+@register_audit("tukey_em", "restricted exponential mechanism A_t, weight exp((eps/2) depth), "
+                "eps = 1, one model substituted (1-D, t = 8)",
+                "Dick, Gillenwater & Joseph (2023), Sec 9 (relation settled in this chapter)")
+def _audit_tukey_em(full: bool = False) -> AuditCase:
+    b, b1 = _tukey_em_pair(*TUKEY_EM_AUDIT_PAIR)
+    grid = np.unique(np.concatenate([b, b1]))
+    cell = lambda exponent, mutant=None: lambda B, g, n: np.searchsorted(
+        grid, restricted_em_sample(B, 8, exponent, n, g, mutant=mutant).points[:, 0])
+    variants = {"correct": cell(0.5), "factor2_dropped": cell(1.0),
+                "one_level_deeper": cell(0.5, "deeper")}
+    exact = {"correct": _tukey_em_exact(b, b1, 8, 0.5),
+             "factor2_dropped": _tukey_em_exact(b, b1, 8, 1.0), "one_level_deeper": None}
+    return AuditCase(variants, b[:, None], b1[:, None], epsilon=1.0, relation="substitute",
+                     pair="one model moved inside S_8 (search above)", kind="discrete",
+                     vectorized=True, n_trials=400_000 if full else 100_000, exact=exact)
+
+# %% ../nbs/13_tukey.ipynb #aud-ec5ed895
+def _tukey_step_case_setup():
+    "The budget, t, the gap set and its neighbours of the end-to-end step audit."
+    bud, m = tukey_budget(4.0, 0.05), 40
+    t = (m // 2) // 2
+    b = np.sort(_gap_models(np.random.default_rng(0), m, t))
+    pos = np.concatenate([[b[0] - 1e3, b[-1] + 1e3], 0.5 * (b[:-1] + b[1:])])
+    nbrs = [np.delete(b, i) for i in range(len(b))] + [np.sort(np.append(b, x)) for x in pos]
+    return bud, t, b, nbrs
+
+
+def _tukey_step_law(B, grid, t, bud, shift=0.0):
+    "Exact law (P(bot), cell probabilities) of the step on the 1-D model set B."
+    M = ptr_distance_95(model_profile(np.reshape(B, (-1, 1))), t, bud.eps_em, bud.delta_lemma)
+    p_pass = ptr_pass_probability(M + shift, bud.eps1, bud.delta_in)
+    p_bot, cells = exact_output_law_1d(B, t, bud.eps_em, p_pass, grid)
+    return np.r_[p_bot, cells]
+
+
+_TUKEY_STEP_VARIANTS = {"correct": dict(), "M_plus_2": dict(shift=2.0)}
+
+
+def _tukey_step_exact(b, c, t, bud, kw):
+    "Exact loss at delta_in of the pair (b, c) for one variant."
+    grid = np.unique(np.concatenate([b, c]))
+    with np.errstate(invalid="ignore"):
+        return pmf_epsilon(*(_tukey_step_law(x, grid, t, bud, **kw) for x in (b, c)), bud.delta_in)
+
+# %% ../nbs/13_tukey.ipynb #aud-20f2a257
+TUKEY_STEP_AUDIT_NEIGHBOUR = 0   # index into the neighbours of the gap set, found above
+
+
+@register_audit("tukey_step", "the Tukey step (PTR + A_t) on 1-D model sets, (eps_in, delta_in) "
+                "of the shipped budget, one model added/removed",
+                "Dick, Gillenwater & Joseph (2023), Sec 9, Lemma 9.5")
+def _audit_tukey_step(full: bool = False) -> AuditCase:
+    bud, t, b, nbrs = _tukey_step_case_setup()
+    c = nbrs[TUKEY_STEP_AUDIT_NEIGHBOUR]
+    grid = np.unique(np.concatenate([b, c]))
+
+    def step(shift=0.0):   # the pieces of the shipped step (_tukey_release), n draws at once
+        def run(B, g, n):
+            M = ptr_distance_95(model_profile(B[:, None]), t, bud.eps_em, bud.delta_lemma) + shift
+            passed = ptr_test(M, bud.eps1, bud.delta_in, g, size=n)
+            pts = restricted_em_sample(B[:, None], t, bud.eps_em, n, g).points
+            return np.where(passed, np.searchsorted(grid, pts[:, 0]), -1)
+        return run
+    return AuditCase({v: step(**kw) for v, kw in _TUKEY_STEP_VARIANTS.items()}, b, c,
+                     epsilon=bud.eps_in, delta=bud.delta_in, relation="add/remove",
+                     pair="the unsafe gap set and the neighbour found by the search",
+                     kind="discrete", vectorized=True, n_trials=400_000 if full else 100_000,
+                     exact={v: _tukey_step_exact(b, c, t, bud, kw)
+                            for v, kw in _TUKEY_STEP_VARIANTS.items()})
 
 # %% ../nbs/13_tukey.ipynb #6d9e74ae
 def tukey_step(models, t: int, eps_em, eps1, delta_lemma, delta_ptr, rng=None):

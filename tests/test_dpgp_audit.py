@@ -1,12 +1,11 @@
-"""Privacy audit of the DP-GP release [A; B-hat] (Honkela (2021), Eq 5 and Lemma 5) under the SUBSTITUTE relation.
+"""The DP-GP audit pair (Honkela (2021), Eq 5 and Lemma 5, SUBSTITUTE relation) attains Delta; the audit itself is
+registered in nbs/40_dpgp.ipynb ("dpgp_release") and run by tests/test_audit_registry.py.
 
 Worst-case pair: common rows plus one entry (k, y) vs (k', y') with |k| = |k'| = R_k, y = -y' = R_y and
-<k, k'> = R_y^2 / (2 c^2): the rescaled release [A; c B-hat] moves by exactly Delta (Honkela (2021), Eq 6). The statistic is the
-projection on the mean difference (Neyman-Pearson for isotropic Gaussians). 200,000 runs per side."""
+<k, k'> = R_y^2 / (2 c^2): the rescaled release [A; c B-hat] moves by exactly Delta (Honkela (2021), Eq 6)."""
 import numpy as np
 import pytest
 
-from dplit.audit import audit
 from dplit.dpgp import (DPGPNoise, _adversarial_pair, _ball, dpgp_noise_scales, eq_kernel, kernel_norm_bound,
                         release_statistics, sufficient_statistics, vech_scaled)
 
@@ -42,22 +41,6 @@ def test_worst_pair_moves_by_delta(eps, c):
     D0, D1, noise, c, d = _case(eps, 1e-4, c=c)
     _, _, dist = _mechs(D0, D1, noise, c, d)
     assert abs(dist - noise.sensitivity) < 1e-9 * noise.sensitivity
-
-
-@pytest.mark.parametrize("eps,c", [(0.5, 1.0), (1.0, 1.0), (2.0, 1.0), (1.0, 0.8)])
-def test_correct_release_passes(eps, c):
-    D0, D1, noise, c, d = _case(eps, 1e-4, c=c)
-    mech, _, _ = _mechs(D0, D1, noise, c, d)
-    res = audit(mech, D0, D1, epsilon=eps, delta=1e-4, n_trials=200_000, vectorized=True, rng=11)
-    assert res.passed, str(res)
-
-
-@pytest.mark.parametrize("eps,c", [(0.5, 1.0), (1.0, 1.0), (2.0, 1.0), (1.0, 0.8)])
-def test_sigma_halved_mutant_is_caught(eps, c):
-    D0, D1, noise, c, d = _case(eps, 1e-4, c=c)
-    _, mut, _ = _mechs(D0, D1, noise, c, d)
-    res = audit(mut, D0, D1, epsilon=eps, delta=1e-4, n_trials=200_000, vectorized=True, rng=12)
-    assert not res.passed, str(res)
 
 
 def test_real_inputs_pair_stays_within_delta():

@@ -1,8 +1,8 @@
-"""Privacy audits of the Tukey mechanism with PTR (nbs/13_tukey.ipynb) with the dplit harness.
+"""Tukey mechanism with PTR (nbs/13_tukey.ipynb). The audits of the PTR bit and of A_t under substitution (mutants:
+half noise, Laplace scale eps1, factor 2 dropped, one level deeper) are registered in the chapter ("tukey_ptr",
+"tukey_em") and run by tests/test_audit_registry.py. Here:
 
-1. The PTR pass/fail bit as a mechanism of the statistic M on its hardest neighbouring pair: M = ceil(tau) vs
-   ceil(tau) - 1 (M is 1-sensitive for one model added/removed). The bit is eps1-DP; the public code's Laplace scale
-   eps1 (instead of 1/eps1) and a half-noise mutant must be caught.
+1. The shipped ptr_test against its exact pass rate.
 2. The whole regression mechanism on data-level neighbours (one row added), rows -> batches -> models -> PTR -> sample,
    in one dimension where PTR passes often: the audit must stay below the claimed (eps, delta).
 3. The sampler's depth law, uniformity in a level and the lemma's sensitivity at several seeds (the verify checks).
@@ -17,44 +17,6 @@ from dplit.tukey import (ptr_test, ptr_threshold, tukey_budget, tukey_regression
                          verify_lemma95_sensitivity, verify_step_exact_1d, verify_uniform_in_level)
 
 DELTA = 1e-5
-
-
-def _ptr_mech(eps1, scale_mutant=False, half_noise=False):
-    e = 2 * eps1 if half_noise else eps1
-
-    def run(M, g, n):
-        # the threshold is the correct one (from eps1); only the noise differs in the mutants
-        tau = ptr_threshold(eps1, DELTA)
-        z = g.laplace(0.0, eps1 if scale_mutant else 1.0 / e, size=n)
-        return M + z > tau
-    return run
-
-
-def _pair(eps1):
-    M1 = math.ceil(ptr_threshold(eps1, DELTA))
-    return float(M1), float(M1 - 1)
-
-
-@pytest.mark.parametrize("eps1", [0.2609, 0.5218])
-def test_ptr_bit_passes(eps1):
-    res = audit(_ptr_mech(eps1), *_pair(eps1), epsilon=eps1, kind="discrete", vectorized=True, rng=31)
-    assert res.passed, str(res)
-
-
-@pytest.mark.parametrize("eps1", [0.2609, 0.5218])
-def test_ptr_public_scale_mutant_caught(eps1):
-    "Laplace scale eps1 instead of 1/eps1 (google-research private_kendall/tukey.py): 4-15x too little noise."
-    res = audit(_ptr_mech(eps1, scale_mutant=True), *_pair(eps1), epsilon=eps1, kind="discrete", vectorized=True,
-                rng=32)
-    assert not res.passed, str(res)
-    assert res.epsilon_lower > 1.5 * eps1
-
-
-def test_ptr_half_noise_mutant_caught():
-    eps1 = 0.5218
-    res = audit(_ptr_mech(eps1, half_noise=True), *_pair(eps1), epsilon=eps1, kind="discrete", vectorized=True,
-                rng=33)
-    assert not res.passed, str(res)
 
 
 def test_public_ptr_test_matches_mechanism():
@@ -128,39 +90,6 @@ def test_budget_data_level_is_group_privacy():
     assert math.isclose(b.eps1 + b.eps_em, b.eps_in)
     assert math.isclose(b.eps_n + b.eps_T, math.log(3)) and math.isclose(b.delta_n + b.delta_T, DELTA)
     assert math.isclose(4 * math.exp(b.eps_em) * b.delta_lemma, b.delta_in / 2)
-
-
-def _substitution_pair():
-    """One-dimensional models, 30 of them, t = 8, and one model moved so that S_t is unchanged: the pair a data row
-    induces. Exact delta(eps = 1) of A_t with exp(eps depth) on it is 0.18 (see em_log_ratio_1d in the chapter)."""
-    from dplit.tukey import exact_output_law_1d, hockey_stick
-    b = np.sort(np.random.default_rng(0).normal(size=30))
-    b1 = np.append(np.delete(b, 8), 0.5 * (b[20] + b[21]))
-    s1 = np.sort(b1)
-    assert s1[7] == b[7] and s1[-8] == b[-8]                   # same support S_8
-    grid = np.unique(np.concatenate([b, b1]))
-    l0, l1 = exact_output_law_1d(b, 8, 1.0, 1.0, grid), exact_output_law_1d(b1, 8, 1.0, 1.0, grid)
-    return b[:, None], b1[:, None], grid, max(hockey_stick(l0, l1, 1.0), hockey_stick(l1, l0, 1.0))
-
-
-def _em_mech(exponent_eps, grid):
-    from dplit.tukey import restricted_em_sample
-    return lambda B, g, n: np.searchsorted(grid, restricted_em_sample(B, 8, exponent_eps, n, g).points[:, 0])
-
-
-def test_em_without_factor_two_fails_under_substitution():
-    "The paper's A_t (exp(eps depth), eps claimed) on a one-model substitution: the audit finds eps > claim."
-    B0, B1, grid, exact_delta = _substitution_pair()
-    assert exact_delta > 0.1
-    res = audit(_em_mech(1.0, grid), B0, B1, epsilon=1.0, kind="discrete", vectorized=True, n_trials=100_000, rng=35)
-    assert not res.passed, str(res)
-
-
-def test_em_with_factor_two_passes_under_substitution():
-    "exp((eps/2) depth) is eps-DP for one model substituted (same support): what the data-level accounting ships."
-    B0, B1, grid, _ = _substitution_pair()
-    res = audit(_em_mech(0.5, grid), B0, B1, epsilon=1.0, kind="discrete", vectorized=True, n_trials=100_000, rng=36)
-    assert res.passed, str(res)
 
 
 def test_M_is_one_sensitive_under_substitution_too():
