@@ -107,3 +107,116 @@ def test_race_overflowing_clocks_fall_back_to_log_space():
 def test_race_reproducible():
     a = mech.peel_top_k(np.arange(50.0), 5, 1.0, 1.0, rng=3, size=4).value
     assert (a == mech.peel_top_k(np.arange(50.0), 5, 1.0, 1.0, rng=3, size=4).value).all()
+
+
+# --- DP-GP: the kernel in one buffer, no re-validation of the derived kernel ----------------------------
+from scipy.spatial.distance import cdist  # noqa: E402
+
+from dplit import dpgp  # noqa: E402
+
+
+def _old_eq_kernel(A, B, ell, v):
+    return v * np.exp(-0.5 * cdist(A, B, "sqeuclidean") / ell**2)
+
+
+def _data(n=2000, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.uniform(-4, 4, n)
+    return X, np.clip(np.sinc(2 * X / np.pi) + 0.1 * g.normal(size=n), -1.5, 1.5)
+
+
+@pytest.mark.parametrize("ell,v", [(1.0, 1.0), (0.37, 1.0), (2.9, 0.6), (1e-3, 3.0)])
+def test_eq_kernel_bit_identical(ell, v):
+    g = np.random.default_rng(1)
+    A, B = g.normal(size=(300, 3)), g.normal(size=(40, 3))
+    assert np.array_equal(dpgp.eq_kernel(A, B, ell, v), _old_eq_kernel(A, B, ell, v))
+
+
+@pytest.mark.parametrize("R_k", ["auto", 11.0])
+def test_dpgp_release_bit_identical(R_k):
+    X, y = _data()
+    Z = np.linspace(-4, 4, 12)
+    new = dpgp.dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, lengthscale=0.8, variance=1.3, R_y=1.5, R_k=R_k, rng=7)
+    # the former path: validated public release of the public kernel
+    Rk = dpgp.kernel_norm_bound(Z[:, None], 0.8, 1.3, "auto") if R_k == "auto" else R_k
+    noise = dpgp.dpgp_noise_scales(Rk, 1.5, 1.0, 1.0, 1e-4)
+    K = _old_eq_kernel(X[:, None], Z[:, None], 0.8, 1.3)
+    rel = dpgp.release_statistics(K, y, noise, rng=7)
+    A_n, B_n = dpgp.unpack_statistics(rel.value, len(Z))
+    lam = dpgp.regulariser(noise.sigma_b, 0.1, len(Z), 0.01)
+    Kzz = _old_eq_kernel(Z[:, None], Z[:, None], 0.8, 1.3)
+    post = dpgp.noise_aware_posterior(Kzz, A_n, B_n, 0.1, noise.sigma_a, noise.sigma_b, lam, "symmetric")
+    for f in ("alpha", "W"):
+        assert np.array_equal(getattr(new.posterior, f), getattr(post, f)), f
+
+
+def test_dpgp_nan_and_bad_bounds_still_raise():
+    X, y = _data(200)
+    Z = np.linspace(-4, 4, 5)
+    for Xb, yb, name in [(np.r_[X[:-1], np.nan], y, "X"), (X, np.r_[y[:-1], np.nan], "y"),
+                         (np.r_[X[:-1], np.inf], y, "X")]:
+        with pytest.raises(ValueError, match=name):
+            dpgp.dpgp_inference(Xb, yb, Z, 0.1, 1.0, 1e-4, R_y=1.5, rng=0)
+    with pytest.raises(ValueError, match="Z"):
+        dpgp.dpgp_inference(X, y, np.r_[Z[:-1], np.nan], 0.1, 1.0, 1e-4, R_y=1.5, rng=0)
+    # a numeric R_k that passes the inducing-point test but not the data is still caught on the rows
+    # (Z = +-0.8: |k(z, Z)| = 1.0379 at the inducing points, 1.0496 at x = -0.589)
+    Z2 = np.array([-0.8, 0.8])
+    dpgp.dpgp_inference(np.full(50, 0.8), np.zeros(50), Z2, 0.1, 1.0, 1e-4, R_k=1.04, rng=0)
+    with pytest.raises(ValueError, match="R_k"):
+        dpgp.dpgp_inference(np.full(50, -0.589), np.zeros(50), Z2, 0.1, 1.0, 1e-4, R_k=1.04, rng=0)
+    # the public release keeps its own checks on a supplied kernel
+    noise = dpgp.dpgp_noise_scales(1.0, 1.0, 1.0, 1.0, 1e-4)
+    with pytest.raises(ValueError, match="Kxz"):
+        dpgp.release_statistics(np.array([[np.nan, 0.0]]), np.zeros(1), noise, rng=0)
+    with pytest.raises(ValueError, match="R_k"):
+        dpgp.release_statistics(np.array([[1.0, 1.0]]), np.zeros(1), noise, rng=0)
+
+
+# --- canonical Lipschitz top-k: only the visited prefix of the block order is built and sorted ----------
+from dplit import lipschitz as lip  # noqa: E402
+
+
+def _old_block_order(xs, k, a1, a2, logfact, cap=4096, max_blocks=5_000_000):
+    ustep = max(1.0, a2 * float(xs[k - 1] - xs[-1]) * k / max_blocks)
+    tb = lip._t_blocks(xs, k, a2, cap, ustep)
+    t1, t2 = tb[:-1], tb[1:] - 1
+    h = np.arange(k)[:, None]
+    key = ((a2 * xs[t1 - 1])[None, :] - a1 * xs[:k][:, None] + logfact[t2 - h - 2]
+           - logfact[k - h - 1] - logfact[t2 - k - 1])
+    return tb, np.argsort(-key.ravel(), kind="stable")
+
+
+def _cases(rng, n):
+    for _ in range(n):
+        d = int(rng.integers(3, 80)); k = int(rng.integers(1, d))
+        yield rng.normal(0, 10 ** rng.uniform(-2, 3), d), k, 10 ** rng.uniform(-2, 2.5), rng.uniform(0, 0.99)
+
+
+def test_block_order_is_a_prefix_of_the_full_sort():
+    rng = np.random.default_rng(0)
+    for x, k, eps, gam in _cases(rng, 200):
+        _, _, k, _, _, _, xs, a1, a2 = lip._prepare(x, k, eps, gam, 1.0)
+        lf = lip._logfact(len(x))
+        tb0, o0 = _old_block_order(xs, k, a1, a2, lf)
+        tb1, o1 = lip._block_order(xs, k, a1, a2, lf)
+        assert np.array_equal(tb0, tb1) and np.array_equal(o1, o0[: len(o1)])
+
+
+@pytest.mark.parametrize("sd,eps,d", [(10.0, 1.0, 20_000), (1000.0, 100.0, 20_000), (1.0, 1e4, 5000),
+                                      (1e-3, 0.5, 500)])
+def test_lipschitz_same_draws_as_full_sort(monkeypatch, sd, eps, d):
+    x = np.random.default_rng(1).normal(0, sd, d)
+    new = lip.lipschitz_top_k(x, 10, eps, rng=3, size=50, return_class=True).value
+    monkeypatch.setattr(lip, "_block_order", _old_block_order)
+    old = lip.lipschitz_top_k(x, 10, eps, rng=3, size=50, return_class=True).value
+    assert np.array_equal(new[0], old[0]) and np.array_equal(new[1], old[1])
+
+
+def test_lipschitz_small_cases_same_draws(monkeypatch):
+    rng = np.random.default_rng(2)
+    cases = list(_cases(rng, 100))
+    new = [lip.lipschitz_top_k(x, k, e, gamma=g, rng=i, size=20).value for i, (x, k, e, g) in enumerate(cases)]
+    monkeypatch.setattr(lip, "_block_order", _old_block_order)
+    for i, (x, k, e, g) in enumerate(cases):
+        assert np.array_equal(new[i], lip.lipschitz_top_k(x, k, e, gamma=g, rng=i, size=20).value)
