@@ -220,3 +220,33 @@ def test_lipschitz_small_cases_same_draws(monkeypatch):
     monkeypatch.setattr(lip, "_block_order", _old_block_order)
     for i, (x, k, e, g) in enumerate(cases):
         assert np.array_equal(new[i], lip.lipschitz_top_k(x, k, e, gamma=g, rng=i, size=20).value)
+
+
+# --- RadoBoost: no re-validation of drawn signatures, no materialised (T, m) margins ---------------------
+from dplit import radoboost as rb  # noqa: E402
+from dplit.rados import random_rados  # noqa: E402
+
+
+def _old_select_train_error(path, X, y):
+    errs = np.mean(path.margins_path(np.asarray(X, float)) * y[None, :] <= 0, axis=1)
+    t = int(np.argmin(errs)) + 1
+    return path.theta(t), t, errs
+
+
+@pytest.mark.parametrize("m,d,n,T,seed", [(3000, 10, 1000, 300, 3), (801, 4, 600, 120, 8),
+                                          (2000, 6, 1, 50, 1), (500, 3, 513, 200, 5)])
+def test_radoboost_fit_bit_identical(m, d, n, T, seed):
+    X, y = rb.synthetic_magic_like(np.random.default_rng(seed), m=m, d=d)
+    ypm = np.where(y > 0, 1.0, -1.0)
+    # rados: the fit's draw equals the public random_rados
+    R_old = random_rados(X, ypm, n, np.random.default_rng(seed))
+    assert np.array_equal(rb._fit_rados(X, ypm, n, np.random.default_rng(seed)), R_old)
+    # iterate selection: the streamed errors equal the materialised ones
+    path = rb.radoboost(R_old, T)
+    theta, t, errs = _old_select_train_error(path, X, ypm)
+    assert np.array_equal(rb._train_errors(path, X, ypm), errs)
+    new_theta, new_t = rb.select_iterate(path, "train_error", X, ypm)
+    assert new_t == t and np.array_equal(new_theta, theta)
+    # the classifier end to end
+    clf = rb.RadoBoostClassifier(n_rados=n, T=T, random_state=seed).fit(X, y)
+    assert clf.kept_round_ == t and np.array_equal(clf.coef_, theta)
