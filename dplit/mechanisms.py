@@ -314,15 +314,14 @@ def _first_k(keys: np.ndarray, k: int) -> np.ndarray:
 
 
 def _race_top_k(c: np.ndarray, k: int, b: float, g: np.random.Generator, shape) -> np.ndarray:
-    # The ordered top-k of c + Gumbel(b) noise as the first k arrivals of the race E_i e^{lag_i}.
-    lag = (c.max() - c) / b
-    e = g.standard_exponential(shape)
-    with np.errstate(over="ignore"):
-        keys = e * np.exp(lag)
-    top = _first_k(keys, k)
-    if np.isinf(np.take_along_axis(keys, top, axis=-1)).any():  # a clock beyond float range
-        top = _first_k(np.log(e) + lag, k)
-    return top
+    # The ordered top-k of c + Gumbel(b) noise as the first k arrivals of the race E_i e^{lag_i},
+    # compared in log space (log E_i + lag_i: no overflow); two buffers, every pass in place.
+    lag = np.subtract(c.max(), c)
+    lag /= b
+    keys = g.standard_exponential(shape)
+    np.log(keys, out=keys)
+    keys += lag
+    return _first_k(keys, k)
 
 # %% ../nbs/02_mechanisms.ipynb #b022798b
 def _log_delta(s: float, D: float, e: float) -> float:
