@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_int, check_positive, spawn_rngs
-from .mechanisms import Release, analytic_gaussian_sigma
+from .mechanisms import Release, analytic_gaussian_sigma, floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -1922,18 +1922,11 @@ def bench_dpgp_release(full: bool = False) -> dict:
         numpy=lambda: _dpgp_numpy(X, y, Z, 0.1, 1.0, 1e-4, 1.5, 0),
         floor=lambda: _kernel_gram_floor(X, Z),
     )
-    best = {n: math.inf for n in runs}
-    for _ in range(reps):  # interleaved, minimum of each: the least disturbed runs of a shared machine
-        for n, f in runs.items():
-            t0 = time.perf_counter()
-            f()
-            best[n] = min(best[n], time.perf_counter() - t0)
-    lines = [f"{'':<36}{'ms':>9}{'x floor':>10}"]
-    names = dict(ours="ours (dpgp_inference)", numpy="numpy transcription of Alg 1",
-                 floor="floor: kernel + Gram")
-    lines += [f"{names[n]:<36}{t * 1e3:>9.1f}{t / best['floor']:>10.2f}" for n, t in best.items()]
+    best = min_times(runs, reps)
+    labels = dict(ours="ours (dpgp_inference)", numpy="numpy transcription of Alg 1",
+                  floor="floor: kernel + Gram")
     return dict(
-        table="\n".join(lines),
+        table=floor_table(best, labels),
         numbers={f"{n}_s": t for n, t in best.items()}
         | {"ours_over_floor": best["ours"] / best["floor"],
            "numpy_over_floor": best["numpy"] / best["floor"]},

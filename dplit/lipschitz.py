@@ -15,7 +15,7 @@ from scipy import integrate, optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_in_range, check_int
 from .core import check_k, check_positive
-from .mechanisms import Release
+from .mechanisms import Release, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -1476,12 +1476,10 @@ def bench_lipschitz_topk(full: bool = False) -> dict:
     ours6 = _time(lambda: lipschitz_top_k(x6, 100, 1.0, rng=rng), 5 if full else 3)
     floor = {}  # (ours, one argsort of the scores), each the minimum of interleaved runs
     for sd, eps in [(10, 1.0), (1000, 100.0)]:
-        xf, best = rng.normal(0, sd, 10**6), [np.inf, np.inf]
-        for _ in range(9 if full else 5):
-            for i, f in enumerate([lambda: lipschitz_top_k(xf, 100, eps, rng=rng),
-                                   lambda: np.argsort(xf)]):
-                t0 = time.perf_counter(); f(); best[i] = min(best[i], time.perf_counter() - t0)
-        floor[sd, eps] = best
+        xf = rng.normal(0, sd, 10**6)
+        best = min_times(dict(ours=lambda: lipschitz_top_k(xf, 100, eps, rng=rng),
+                              floor=lambda: np.argsort(xf)), 9 if full else 5)
+        floor[sd, eps] = best["ours"], best["floor"]
     mp_note = "" if full else " (measured at d=1e3, x10)"
     table = "\n".join(
         [

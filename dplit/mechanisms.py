@@ -19,7 +19,8 @@ from .verify import register_benchmark, register_check
 # %% auto #0
 __all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise',
            'verify_exponential_mechanism', 'peel_top_k', 'gaussian_log_delta', 'analytic_gaussian_sigma',
-           'gaussian_mechanism', 'verify_analytic_gaussian', 'bench_analytic_gaussian', 'bench_peel_top_k']
+           'gaussian_mechanism', 'verify_analytic_gaussian', 'min_times', 'floor_table', 'bench_analytic_gaussian',
+           'bench_peel_top_k']
 
 # %% ../nbs/02_mechanisms.ipynb #9353aa54
 @dataclass(frozen=True)
@@ -504,15 +505,57 @@ def verify_analytic_gaussian(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/02_mechanisms.ipynb #5c01c6ea
-def _best_time(f, reps: int = 7, inner: int = 1) -> float:
-    # Minimum over `reps` runs of the mean of `inner` calls: the least disturbed run of a shared machine.
-    best = math.inf
+def min_times(runs: dict, reps: int = 7, inner: int = 1) -> dict:
+    """Time several callables on a shared machine: `reps` rounds, each running every callable
+    `inner` times in turn; per callable the least disturbed round (the minimum).
+
+    Parameters
+    ----------
+    runs : dict
+        Name to a callable without arguments.
+    reps : int, default 7
+        Number of interleaved rounds.
+    inner : int, default 1
+        Calls per round (for calls too short to time one by one).
+
+    Returns
+    -------
+    dict
+        Name to seconds per call.
+    """
+    best = {n: math.inf for n in runs}
     for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            f()
-        best = min(best, (time.perf_counter() - t0) / inner)
+        for n, f in runs.items():
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                f()
+            best[n] = min(best[n], (time.perf_counter() - t0) / inner)
     return best
+
+
+def floor_table(best: dict, labels: dict, unit: str = "ms", floor: str = "floor") -> str:
+    """The lines of a floor benchmark: each run's time and its ratio to the floor's.
+
+    Parameters
+    ----------
+    best : dict
+        Name to seconds, as from `min_times`; one name is `floor`.
+    labels : dict
+        Name to the label printed.
+    unit : {'ms', 'us'}, default 'ms'
+        Unit of the printed times.
+    floor : str, default 'floor'
+        The name of the floor in `best`.
+
+    Returns
+    -------
+    str
+        The table.
+    """
+    scale, w = {"ms": 1e3, "us": 1e6}[unit], max(map(len, labels.values())) + 2
+    lines = [f"{'':<{w}}{unit:>10}{'x floor':>10}"]
+    lines += [f"{labels[n]:<{w}}{t * scale:>10.2f}{t / best[floor]:>10.2f}" for n, t in best.items()]
+    return "\n".join(lines)
 
 
 @register_benchmark(
@@ -537,17 +580,17 @@ def bench_analytic_gaussian(full: bool = False) -> dict:
 
     grid = [(e, d) for e in (0.1, 1.0, 10.0) for d in (1e-10, 1e-5)]
     reps, inner = (15, 200) if full else (7, 50)
-    per = lambda f: _best_time(lambda: [f(e, d) for e, d in grid], reps, inner) / len(grid)
-    ours = per(lambda e, d: analytic_gaussian_sigma(1.0, e, d))
-    peer = per(lambda e, d: get_sigma_gaussian(e, d))
-    floor = per(lambda e, d: _sigma_root(1.0, e, math.log(d)))
-    rows = [("ours", ours), ("dp_accounting.get_sigma_gaussian", peer), ("floor: root finding", floor)]
-    lines = [f"{'':<34}{'us per call':>12}{'x floor':>10}"]
-    lines += [f"{n:<34}{t * 1e6:>12.1f}{t / floor:>10.2f}" for n, t in rows]
+    calls = lambda f: lambda: [f(e, d) for e, d in grid]
+    best = min_times(dict(ours=calls(lambda e, d: analytic_gaussian_sigma(1.0, e, d)),
+                          peer=calls(get_sigma_gaussian),
+                          floor=calls(lambda e, d: _sigma_root(1.0, e, math.log(d)))), reps, inner)
+    best = {n: t / len(grid) for n, t in best.items()}
+    labels = dict(ours="ours, per call", peer="dp_accounting.get_sigma_gaussian",
+                  floor="floor: root finding")
     return dict(
-        table="\n".join(lines),
-        numbers=dict(ours_s=ours, peer_s=peer, floor_s=floor, ours_over_floor=ours / floor,
-                     peer_over_ours=peer / ours),
+        table=floor_table(best, labels, "us"),
+        numbers={f"{n}_s": t for n, t in best.items()}
+        | dict(ours_over_floor=best["ours"] / best["floor"], peer_over_ours=best["peer"] / best["ours"]),
     )
 
 # %% ../nbs/02_mechanisms.ipynb #20000b89
@@ -577,15 +620,15 @@ def bench_peel_top_k(full: bool = False) -> dict:
         ``table`` (text) and ``numbers`` (seconds, ratios).
     """
     g, reps = np.random.default_rng(0), 15 if full else 7
-    lines = [f"{'d, k':<14}{'ours (ms)':>11}{'Gumbel (ms)':>13}{'floor (ms)':>12}"
-             f"{'ours/floor':>12}{'Gumbel/ours':>13}"]
-    numbers = {}
+    labels = dict(ours="ours (exponential race)", gumbel="one-shot Gumbel form",
+                  floor="floor: Exp(1) draw + argpartition")
+    tables, numbers = [], {}
     for d, k in [(10**5, 10), (10**6, 10), (10**6, 100)]:
         c = g.normal(0, 10, d)
-        ours = _best_time(lambda: peel_top_k(c, k, 1.0, 1.0, rng=g), reps)
-        gum = _best_time(lambda: _gumbel_peel(c, k, 2.0 * k, g), reps)
-        floor = _best_time(lambda: np.argpartition(g.standard_exponential(d), k - 1), reps)
-        lines.append(f"{f'{d:.0e}, {k}':<14}{ours * 1e3:>11.2f}{gum * 1e3:>13.2f}"
-                     f"{floor * 1e3:>12.2f}{ours / floor:>12.2f}{gum / ours:>13.2f}")
-        numbers |= {f"ours_over_floor_{d}_{k}": ours / floor, f"gumbel_over_ours_{d}_{k}": gum / ours}
-    return dict(table="\n".join(lines), numbers=numbers)
+        best = min_times(dict(ours=lambda: peel_top_k(c, k, 1.0, 1.0, rng=g),
+                              gumbel=lambda: _gumbel_peel(c, k, 2.0 * k, g),
+                              floor=lambda: np.argpartition(g.standard_exponential(d), k - 1)), reps)
+        tables.append(f"d = {d:.0e}, k = {k}\n" + floor_table(best, labels))
+        numbers |= {f"ours_over_floor_{d}_{k}": best["ours"] / best["floor"],
+                    f"gumbel_over_ours_{d}_{k}": best["gumbel"] / best["ours"]}
+    return dict(table="\n".join(tables), numbers=numbers)

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .core import as_rng, check_array, check_binary_labels, check_in_range, check_int
 from .core import check_X_y
 from .rados import log_rado_exp_risk, random_instance, random_rados
+from .mechanisms import floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -819,18 +820,11 @@ def bench_radoboost_fold(full: bool = False) -> dict:
         former=lambda: _fold_former(X, ypm, 1000, 1000, 3),
         floor=lambda: _fold_floor(X, ypm, 1000, 1000, 3),
     )
-    best = {k: math.inf for k in runs}
-    for _ in range(7 if full else 3):  # interleaved; the minimum is the least disturbed run
-        for k, f in runs.items():
-            t0 = time.perf_counter()
-            f()
-            best[k] = min(best[k], time.perf_counter() - t0)
-    lines = [f"{'':<44}{'ms':>9}{'x floor':>10}"]
-    names = dict(ours="ours (RadoBoostClassifier.fit)", former="former (materialised margins)",
-                 floor="floor: draw + rado sums + loop + margins")
-    lines += [f"{names[k]:<44}{t * 1e3:>9.1f}{t / best['floor']:>10.2f}" for k, t in best.items()]
+    best = min_times(runs, 7 if full else 3)
+    labels = dict(ours="ours (RadoBoostClassifier.fit)", former="former (materialised margins)",
+                  floor="floor: draw + rado sums + loop + margins")
     return dict(
-        table="\n".join(lines),
+        table=floor_table(best, labels),
         numbers={f"{k}_s": t for k, t in best.items()}
         | {"ours_over_floor": best["ours"] / best["floor"],
            "former_over_floor": best["former"] / best["floor"]},
