@@ -101,8 +101,9 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
 
 
 def _eq_kernel(A: np.ndarray, B: np.ndarray, ell: float, v: float) -> np.ndarray:
-    # The kernel on validated inputs in one buffer: cdist, one in-place scale, one in-place exp (and a
-    # scale by v only when v != 1). Bit-identical to v * exp(-0.5 * D / ell^2): D / (-2 ell^2) rounds
+    # The kernel on validated inputs in one buffer: cdist, one in-place scale, one in-place exp
+    # (and a scale by v only when v != 1). Bit-identical to v * exp(-0.5 * D / ell^2):
+    # D / (-2 ell^2) rounds
     # like (-0.5 D) / ell^2 since both scalings by 2 are exact.
     K = cdist(A, B, "sqeuclidean")
     np.divide(K, -2.0 * ell**2, out=K)
@@ -1884,7 +1885,9 @@ def _dpgp_numpy(X, y, Z, sigma, epsilon, delta, R_y, rng):
     B_n = B + np.triu(E) + np.triu(E, 1).T
     lam = regulariser(noise.sigma_b, sigma, m, 0.01)
     A_n = A + g.normal(0, noise.sigma_a, m)
-    return noise_aware_posterior(Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b, lam, "symmetric")
+    return noise_aware_posterior(
+        Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b, lam, "symmetric"
+    )
 
 
 def _kernel_gram_floor(X, Z):
@@ -1897,8 +1900,8 @@ def _kernel_gram_floor(X, Z):
 # %% ../nbs/40_dpgp.ipynb #55fb89c6
 @register_benchmark(
     "dpgp_release",
-    "DP-GP inference at N = 1e5, |Z| = 100: ours vs a plain numpy transcription of Alg 1, and vs the "
-    "floor (EQ kernel K_XZ + Gram K_ZX K_XZ)",
+    "DP-GP inference at N = 1e5, |Z| = 100: ours vs a plain numpy transcription of Alg 1, and vs "
+    "the floor (EQ kernel K_XZ + Gram K_ZX K_XZ)",
 )
 def bench_dpgp_release(full: bool = False) -> dict:
     """Time `dpgp_inference` against a numpy transcription and against kernel + Gram, in one run.

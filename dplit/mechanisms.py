@@ -326,12 +326,13 @@ def _race_top_k(c: np.ndarray, k: int, b: float, g: np.random.Generator, shape) 
 
 # %% ../nbs/02_mechanisms.ipynb #b022798b
 def _log_delta(s: float, D: float, e: float) -> float:
-    # log delta(epsilon) for validated sigma, sensitivity, epsilon: the loop body of the calibration.
+    # log delta(epsilon) for validated sigma, sensitivity, epsilon: the calibration's loop body.
     la = special.log_ndtr(D / (2 * s) - e * s / D)
     t = e + special.log_ndtr(-D / (2 * s) - e * s / D) - la  # log(e^eps Phi(b)/Phi(a)), < 0
     if not t < 0:
         # Only where log Phi(a) is so negative (|.| > 1e9) that t is lost to cancellation: delta <=
-        # Phi(a) always, so log Phi(a) is a valid, conservative upper bound (calibration stays private).
+        # Phi(a) always, so log Phi(a) is a valid, conservative upper bound (calibration stays
+        # private).
         return float(la)
     return float(la + math.log1p(-math.exp(t)))
 
@@ -554,7 +555,9 @@ def floor_table(best: dict, labels: dict, unit: str = "ms", floor: str = "floor"
     """
     scale, w = {"ms": 1e3, "us": 1e6}[unit], max(map(len, labels.values())) + 2
     lines = [f"{'':<{w}}{unit:>10}{'x floor':>10}"]
-    lines += [f"{labels[n]:<{w}}{t * scale:>10.2f}{t / best[floor]:>10.2f}" for n, t in best.items()]
+    lines += [
+        f"{labels[n]:<{w}}{t * scale:>10.2f}{t / best[floor]:>10.2f}" for n, t in best.items()
+    ]
     return "\n".join(lines)
 
 
@@ -590,7 +593,8 @@ def bench_analytic_gaussian(full: bool = False) -> dict:
     return dict(
         table=floor_table(best, labels, "us"),
         numbers={f"{n}_s": t for n, t in best.items()}
-        | dict(ours_over_floor=best["ours"] / best["floor"], peer_over_ours=best["peer"] / best["ours"]),
+        | dict(ours_over_floor=best["ours"] / best["floor"],
+               peer_over_ours=best["peer"] / best["ours"]),
     )
 
 # %% ../nbs/02_mechanisms.ipynb #20000b89
@@ -627,7 +631,8 @@ def bench_peel_top_k(full: bool = False) -> dict:
         c = g.normal(0, 10, d)
         best = min_times(dict(ours=lambda: peel_top_k(c, k, 1.0, 1.0, rng=g),
                               gumbel=lambda: _gumbel_peel(c, k, 2.0 * k, g),
-                              floor=lambda: np.argpartition(g.standard_exponential(d), k - 1)), reps)
+                              floor=lambda: np.argpartition(g.standard_exponential(d), k - 1)),
+                         reps)
         tables.append(f"d = {d:.0e}, k = {k}\n" + floor_table(best, labels))
         numbers |= {f"ours_over_floor_{d}_{k}": best["ours"] / best["floor"],
                     f"gumbel_over_ours_{d}_{k}": best["gumbel"] / best["ours"]}
