@@ -1734,12 +1734,7 @@ def dpgp_inference(
                 "bound on the kernel norm (use a method name, e.g. 'auto')"
             )
     noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
-    # X and Z are finite (validated), so Kxz is finite with entries in [0, variance]; |y| <= R_y was
-    # checked above; a method-name R_k is a proven bound for every input, a numeric one is checked.
-    Kxz = _eq_kernel(Xv, Zv, float(lengthscale), float(variance))
-    if not isinstance(R_k, str):
-        _check_row_norms(Kxz, noise.R_k)
-    rel = _release(Kxz, yv, noise, rng, None)
+    rel = _kernel_release(Xv, yv, Zv, float(lengthscale), float(variance), R_k, noise, rng)
     A_n, B_n = unpack_statistics(rel.value, len(Zv))
     lam = regulariser(noise.sigma_b, sigma, len(Zv), rho)
     post = noise_aware_posterior(Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b, lam, form)
@@ -1753,6 +1748,20 @@ def dpgp_inference(
         rel.spend,
         _chol_jitter(Kzz),
     )
+
+
+def _kernel_release(Xv, yv, Zv, ell: float, v: float, R_k, noise, rng) -> Release:
+    # The release of Alg 1 on validated X, y (|y| <= R_y), Z. When 2 ell^2 is a positive finite
+    # double, D / (-2 ell^2) is NaN-free for every squared distance D in [0, inf], so Kxz is finite
+    # with entries in [0, v] and is not re-checked; a method-name R_k is a proven bound for every
+    # input, a numeric one is checked on the rows. Otherwise (ell^2 under- or overflows: 0 / 0 or
+    # inf / inf give NaN) the public release with all its checks, which raises on a NaN kernel.
+    if not 0.0 < 2.0 * ell * ell < math.inf:
+        return release_statistics(eq_kernel(Xv, Zv, ell, v), yv, noise, rng=rng)
+    Kxz = _eq_kernel(Xv, Zv, ell, v)
+    if not isinstance(R_k, str):
+        _check_row_norms(Kxz, noise.R_k)
+    return _release(Kxz, yv, noise, rng, None)
 
 # %% ../nbs/40_dpgp.ipynb #b232805f
 class DPSparseGPRegressor(RegressorMixin, BaseEstimator):

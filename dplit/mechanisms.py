@@ -317,8 +317,14 @@ def _first_k(keys: np.ndarray, k: int) -> np.ndarray:
 def _race_top_k(c: np.ndarray, k: int, b: float, g: np.random.Generator, shape) -> np.ndarray:
     # The ordered top-k of c + Gumbel(b) noise as the first k arrivals of the race E_i e^{lag_i},
     # compared in log space (log E_i + lag_i: no overflow); two buffers, every pass in place.
-    lag = np.subtract(c.max(), c)
-    lag /= b
+    top = c.max()
+    if math.isfinite(top - c.min()):
+        lag = np.subtract(top, c)
+        lag /= b
+    else:  # scores over 1.8e308 apart: halve first (exact), so that max - c stays finite
+        lag = np.subtract(0.5 * top, 0.5 * c)
+        lag /= b
+        lag *= 2.0  # inf only where (max - c) / b truly exceeds the largest double
     keys = g.standard_exponential(shape)
     np.log(keys, out=keys)
     keys += lag

@@ -250,3 +250,23 @@ def test_radoboost_fit_bit_identical(m, d, n, T, seed):
     # the classifier end to end
     clf = rb.RadoBoostClassifier(n_rados=n, T=T, random_state=seed).fit(X, y)
     assert clf.kept_round_ == t and np.array_equal(clf.coef_, theta)
+
+
+# --- review: extreme inputs ------------------------------------------------------------------------------
+def test_race_scores_further_apart_than_the_largest_double():
+    # max c - c overflows (2e308); the true lags are 2e308 / b = 3.3e7 for both low items, which must
+    # then come out in either order with probability 1/2 (the former Gumbel form did so too).
+    c = np.array([1e308, -1e308, -1e308])
+    out = mech.peel_top_k(c, 3, 1e300, 1.0, rng=0, size=4000).value
+    assert (out[:, 0] == 0).all()
+    assert 0.45 < np.mean(out[:, 1] == 1) < 0.55
+
+
+@pytest.mark.parametrize("ell", [1e-200, 1e-170])
+def test_dpgp_lengthscale_whose_square_underflows_still_raises(ell):
+    # ell^2 = 0: a data point on an inducing point gives D / (-2 ell^2) = 0 / 0 = NaN in Kxz; the release
+    # must refuse, not publish NaN statistics.
+    X, y, Z = np.array([0.0, 1.0, 2.0]), np.zeros(3), np.array([0.0, 5.0])
+    for R_k in ("auto", 2.0):
+        with pytest.raises(ValueError, match="Kxz"):
+            dpgp.dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, lengthscale=ell, R_k=R_k, rng=0)
