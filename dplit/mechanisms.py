@@ -539,7 +539,7 @@ def min_times(runs: dict, reps: int = 7, inner: int = 1) -> dict:
             best[n] = min(best[n], (time.perf_counter() - t0) / inner)
     return best
 
-
+# %% ../nbs/02_mechanisms.ipynb #d57176ca
 def floor_table(best: dict, labels: dict, unit: str = "ms", floor: str = "floor") -> str:
     """The lines of a floor benchmark: each run's time and its ratio to the floor's.
 
@@ -566,7 +566,7 @@ def floor_table(best: dict, labels: dict, unit: str = "ms", floor: str = "floor"
     ]
     return "\n".join(lines)
 
-
+# %% ../nbs/02_mechanisms.ipynb #11067550
 @register_benchmark(
     "analytic_gaussian",
     "analytic Gaussian sigma (eps, delta) grid: ours vs dp_accounting.get_sigma_gaussian, and vs "
