@@ -795,7 +795,7 @@ def _fold_floor(X, ypm, n, T, seed):
         cur += path.alpha[t] * Zt[path.iota[t]]
     return u
 
-
+# %% ../nbs/31_radoboost.ipynb #7b672a8a
 @register_benchmark(
     "radoboost_fold",
     "RadoBoostClassifier fit on one fold of Magic's size (m = 17118, d = 10, n = 1000, T = 1000): "
