@@ -99,7 +99,7 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
     ell = check_positive(lengthscale, "lengthscale")
     return _eq_kernel(A, B, ell, check_positive(variance, "variance"))
 
-
+# %% ../nbs/40_dpgp.ipynb #25a6efc0
 def _eq_kernel(A: np.ndarray, B: np.ndarray, ell: float, v: float) -> np.ndarray:
     # The kernel on validated inputs in one buffer: cdist, one in-place scale, one in-place exp
     # (and a scale by v only when v != 1). Bit-identical to v * exp(-0.5 * D / ell^2):

@@ -402,7 +402,7 @@ def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[
         raise ValueError(f"keep must be 'train_error', 'rado_risk' or 'last', got {keep!r}")
     return path.theta(t), t
 
-
+# %% ../nbs/31_radoboost.ipynb #3a5386de
 def _train_errors(path: BoostPath, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     # 0/1 training error of theta_1..theta_T with one margin vector updated in place, each round
     # adding alpha_t y_i x_{i, iota_t} (the sums of margins_path, so bit-identical): the (T, m)
@@ -530,7 +530,7 @@ class RadoBoostClassifier(_LinearBoost):
         self.n_rados_ = n
         return self
 
-
+# %% ../nbs/31_radoboost.ipynb #e7871d5a
 def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) -> np.ndarray:
     # random_rados(X, ypm, n, rng) for validated X and +-1 labels, bit for bit: the same draw
     # (sigma = 2u - 1) and the same chunked products, without re-validating the signatures just
