@@ -103,8 +103,7 @@ def eq_kernel(X1, X2, lengthscale: float = 1.0, variance: float = 1.0) -> np.nda
 def _eq_kernel(A: np.ndarray, B: np.ndarray, ell: float, v: float) -> np.ndarray:
     # The kernel on validated inputs in one buffer: cdist, one in-place scale, one in-place exp
     # (and a scale by v only when v != 1). Bit-identical to v * exp(-0.5 * D / ell^2):
-    # D / (-2 ell^2) rounds
-    # like (-0.5 D) / ell^2 since both scalings by 2 are exact.
+    # D / (-2 ell^2) rounds like (-0.5 D) / ell^2 since both scalings by 2 are exact.
     K = cdist(A, B, "sqeuclidean")
     np.divide(K, -2.0 * ell**2, out=K)
     np.exp(K, out=K)

@@ -483,8 +483,8 @@ def _block_order(xs, k, a1, a2, logfact, cap=4096, max_blocks=5_000_000):
     nb, (t1, t2) = len(tb) - 1, (tb[:-1], tb[1:] - 1)
     # Every draw starts at z >= z0 = (a2 - a1) x_[k] and z only grows; the sampler stops at the
     # first block with umax + lm2 < z - 800. Blocks whose key is below z0 - 800 (less a margin for
-    # rounding)
-    # are a tail of the order that is never reached: only the prefix above it is built and sorted.
+    # rounding) are a tail of the order that is never reached: only the prefix above it is built
+    # and sorted.
     margin = 1.0 + 1e-9 * ((a1 + a2) * float(np.abs(xs).max()) + float(logfact[len(xs)]))
     thr = (a2 - a1) * xs[k - 1] - 800.0 - margin
     # key(h, j) <= ub(j): x_[h+1] >= x_[k] and log C(t2-h-2, k-h-1) <= log C(t2-2, k-1) for h < k

@@ -534,8 +534,7 @@ class RadoBoostClassifier(_LinearBoost):
 def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) -> np.ndarray:
     # random_rados(X, ypm, n, rng) for validated X and +-1 labels, bit for bit: the same draw
     # (sigma = 2u - 1) and the same chunked products, without re-validating the signatures just
-    # drawn;
-    # the 0/1 masks [sigma_i = y_i] = [u_i = (y_i > 0)] are written as floats in one pass.
+    # drawn; the 0/1 masks [sigma_i = y_i] = [u_i = (y_i > 0)] are written as floats in one pass.
     u = rng.integers(0, 2, size=(n, X.shape[0]), dtype=np.int8)
     E, pos = ypm[:, None] * X, (ypm > 0).astype(np.int8)
     out, buf = np.empty((n, X.shape[1])), np.empty((min(chunk, n), X.shape[0]))
