@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,12 +14,13 @@ from scipy import optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int
 from .core import check_positive
-from .verify import register_check
+from .verify import register_benchmark, register_check
 
 # %% auto #0
 __all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise',
            'verify_exponential_mechanism', 'peel_top_k', 'gaussian_log_delta', 'analytic_gaussian_sigma',
-           'gaussian_mechanism', 'verify_analytic_gaussian']
+           'gaussian_mechanism', 'verify_analytic_gaussian', 'min_times', 'floor_table', 'bench_analytic_gaussian',
+           'bench_peel_top_k']
 
 # %% ../nbs/02_mechanisms.ipynb #9353aa54
 @dataclass(frozen=True)
@@ -264,7 +266,8 @@ def peel_top_k(
     """Peel: the ordered top-k of the scores plus i.i.d. Gumbel(2 k sensitivity / epsilon) noise.
 
     Dick, Gillenwater & Joseph (2023), Def 2.3 and Lemma 2.4: epsilon-DP when `sensitivity` bounds
-    the l-infinity change of the scores.
+    the l-infinity change of the scores. Sampled as the first k arrivals of an exponential race,
+    which has the same law (see below).
 
     Parameters
     ----------
@@ -297,19 +300,49 @@ def peel_top_k(
     k = check_int(k, "k", low=1, high=len(c))
     eps = check_epsilon(epsilon)
     b = 2 * k * check_positive(sensitivity, "sensitivity") / eps
-    g = as_rng(rng)
-    noisy = c + g.gumbel(0.0, b, size=_shape(size, c.shape))
-    top = (
-        np.argpartition(-noisy, k - 1, axis=-1)[..., :k]
-        if k < len(c)
-        else np.broadcast_to(np.arange(len(c)), noisy.shape).copy()
-    )
-    order = np.argsort(-np.take_along_axis(noisy, top, axis=-1), axis=-1, kind="stable")
-    return Release(
-        np.take_along_axis(top, order, axis=-1), PrivacySpend(eps, 0.0, "peel", relation)
-    )
+    top = _race_top_k(c, k, b, as_rng(rng), _shape(size, c.shape))
+    return Release(top, PrivacySpend(eps, 0.0, "peel", relation))
+
+# %% ../nbs/02_mechanisms.ipynb #39d586c4
+def _first_k(keys: np.ndarray, k: int) -> np.ndarray:
+    # Indices of the k smallest keys along the last axis, smallest first.
+    if k < keys.shape[-1]:
+        top = np.argpartition(keys, k - 1, axis=-1)[..., :k]
+    else:
+        top = np.broadcast_to(np.arange(keys.shape[-1]), keys.shape).copy()
+    order = np.argsort(np.take_along_axis(keys, top, axis=-1), axis=-1, kind="stable")
+    return np.take_along_axis(top, order, axis=-1)
+
+
+def _race_top_k(c: np.ndarray, k: int, b: float, g: np.random.Generator, shape) -> np.ndarray:
+    # The ordered top-k of c + Gumbel(b) noise as the first k arrivals of the race E_i e^{lag_i},
+    # compared in log space (log E_i + lag_i: no overflow); two buffers, every pass in place.
+    top = c.max()
+    if math.isfinite(top - c.min()):
+        lag = np.subtract(top, c)
+        lag /= b
+    else:  # scores over 1.8e308 apart: halve first (exact), so that max - c stays finite
+        lag = np.subtract(0.5 * top, 0.5 * c)
+        lag /= b
+        lag *= 2.0  # inf only where (max - c) / b truly exceeds the largest double
+    keys = g.standard_exponential(shape)
+    np.log(keys, out=keys)
+    keys += lag
+    return _first_k(keys, k)
 
 # %% ../nbs/02_mechanisms.ipynb #b022798b
+def _log_delta(s: float, D: float, e: float) -> float:
+    # log delta(epsilon) for validated sigma, sensitivity, epsilon: the calibration's loop body.
+    la = special.log_ndtr(D / (2 * s) - e * s / D)
+    t = e + special.log_ndtr(-D / (2 * s) - e * s / D) - la  # log(e^eps Phi(b)/Phi(a)), < 0
+    if not t < 0:
+        # Only where log Phi(a) is so negative (|.| > 1e9) that t is lost to cancellation: delta <=
+        # Phi(a) always, so log Phi(a) is a valid, conservative upper bound (calibration stays
+        # private).
+        return float(la)
+    return float(la + math.log1p(-math.exp(t)))
+
+
 def gaussian_log_delta(sigma, sensitivity, epsilon) -> float:
     """Log of the exact delta(epsilon) of the Gaussian mechanism (Balle & Wang 2018, Thm 8).
 
@@ -332,20 +365,11 @@ def gaussian_log_delta(sigma, sensitivity, epsilon) -> float:
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    s, D, e = (
+    return _log_delta(
         check_positive(sigma, "sigma"),
         check_positive(sensitivity, "sensitivity"),
         check_epsilon(epsilon),
     )
-    la = special.log_ndtr(D / (2 * s) - e * s / D)
-    lb = special.log_ndtr(-D / (2 * s) - e * s / D)
-    t = e + lb - la  # log(e^eps Phi(b) / Phi(a)), < 0 in exact arithmetic
-    if not t < 0:
-        # Only where log Phi(a) is so negative (|.| > 1e9) that t is lost to cancellation: delta <=
-        # Phi(a) always,
-        # so log Phi(a) is a valid, conservative upper bound (calibration stays private).
-        return float(la)
-    return float(la + np.log1p(-np.exp(t)))
 
 # %% ../nbs/02_mechanisms.ipynb #a56e1418
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
@@ -372,8 +396,12 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """
     D = check_positive(sensitivity, "sensitivity")
     e = check_epsilon(epsilon)
-    ld = math.log(check_delta(delta, positive=True))
-    f = lambda logs: gaussian_log_delta(math.exp(logs), D, e) - ld
+    return _sigma_root(D, e, math.log(check_delta(delta, positive=True)))
+
+
+def _sigma_root(D: float, e: float, ld: float) -> float:
+    # The root finding alone, on validated arguments: log delta(sigma) = ld, Brent on log sigma.
+    f = lambda logs: _log_delta(math.exp(logs), D, e) - ld
     lo, hi = math.log(D) - 1.0, math.log(D) + 1.0
     while f(lo) < 0:
         lo -= 1.0
@@ -482,3 +510,136 @@ def verify_analytic_gaussian(full: bool = False, rng=None) -> dict:
         tolerance="1e-6 (sigma), 1e-5 (quadrature)",
         passed=ok,
     )
+
+# %% ../nbs/02_mechanisms.ipynb #5c01c6ea
+def min_times(runs: dict, reps: int = 7, inner: int = 1) -> dict:
+    """Time several callables on a shared machine: `reps` rounds, each running every callable
+    `inner` times in turn; per callable the least disturbed round (the minimum).
+
+    Parameters
+    ----------
+    runs : dict
+        Name to a callable without arguments.
+    reps : int, default 7
+        Number of interleaved rounds.
+    inner : int, default 1
+        Calls per round (for calls too short to time one by one).
+
+    Returns
+    -------
+    dict
+        Name to seconds per call.
+    """
+    best = {n: math.inf for n in runs}
+    for _ in range(reps):
+        for n, f in runs.items():
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                f()
+            best[n] = min(best[n], (time.perf_counter() - t0) / inner)
+    return best
+
+# %% ../nbs/02_mechanisms.ipynb #d57176ca
+def floor_table(best: dict, labels: dict, unit: str = "ms", floor: str = "floor") -> str:
+    """The lines of a floor benchmark: each run's time and its ratio to the floor's.
+
+    Parameters
+    ----------
+    best : dict
+        Name to seconds, as from `min_times`; one name is `floor`.
+    labels : dict
+        Name to the label printed.
+    unit : {'ms', 'us'}, default 'ms'
+        Unit of the printed times.
+    floor : str, default 'floor'
+        The name of the floor in `best`.
+
+    Returns
+    -------
+    str
+        The table.
+    """
+    scale, w = {"ms": 1e3, "us": 1e6}[unit], max(map(len, labels.values())) + 2
+    lines = [f"{'':<{w}}{unit:>10}{'x floor':>10}"]
+    lines += [
+        f"{labels[n]:<{w}}{t * scale:>10.2f}{t / best[floor]:>10.2f}" for n, t in best.items()
+    ]
+    return "\n".join(lines)
+
+# %% ../nbs/02_mechanisms.ipynb #11067550
+@register_benchmark(
+    "analytic_gaussian",
+    "analytic Gaussian sigma (eps, delta) grid: ours vs dp_accounting.get_sigma_gaussian, and vs "
+    "the floor (the bracketing and Brent root finding alone, on validated arguments)",
+)
+def bench_analytic_gaussian(full: bool = False) -> dict:
+    """Time one calibration against dp_accounting and against its own root finding.
+
+    Parameters
+    ----------
+    full : bool, default False
+        More repetitions.
+
+    Returns
+    -------
+    dict
+        ``table`` (text) and ``numbers`` (seconds per call, ratios).
+    """
+    from dp_accounting.gaussian_mechanism import get_sigma_gaussian
+
+    grid = [(e, d) for e in (0.1, 1.0, 10.0) for d in (1e-10, 1e-5)]
+    reps, inner = (15, 200) if full else (7, 50)
+    calls = lambda f: lambda: [f(e, d) for e, d in grid]
+    best = min_times(dict(ours=calls(lambda e, d: analytic_gaussian_sigma(1.0, e, d)),
+                          peer=calls(get_sigma_gaussian),
+                          floor=calls(lambda e, d: _sigma_root(1.0, e, math.log(d)))), reps, inner)
+    best = {n: t / len(grid) for n, t in best.items()}
+    labels = dict(ours="ours, per call", peer="dp_accounting.get_sigma_gaussian",
+                  floor="floor: root finding")
+    return dict(
+        table=floor_table(best, labels, "us"),
+        numbers={f"{n}_s": t for n, t in best.items()}
+        | dict(ours_over_floor=best["ours"] / best["floor"],
+               peer_over_ours=best["peer"] / best["ours"]),
+    )
+
+# %% ../nbs/02_mechanisms.ipynb #20000b89
+def _gumbel_peel(c: np.ndarray, k: int, b: float, g: np.random.Generator) -> np.ndarray:
+    # The former sampler, kept as the benchmark's baseline: argsort of c + Gumbel(b) noise.
+    noisy = c + g.gumbel(0.0, b, size=c.shape)
+    top = np.argpartition(-noisy, k - 1)[:k]
+    return top[np.argsort(-noisy[top], kind="stable")]
+
+
+@register_benchmark(
+    "peel_top_k",
+    "peeling top-k (d = 1e5 and 1e6, k = 10 and 100): the exponential race vs the one-shot Gumbel "
+    "form, and vs the floor (one Exp(1) draw of d values + one argpartition)",
+)
+def bench_peel_top_k(full: bool = False) -> dict:
+    """Time Peel against its Gumbel form and against the draw and selection it cannot avoid.
+
+    Parameters
+    ----------
+    full : bool, default False
+        More repetitions.
+
+    Returns
+    -------
+    dict
+        ``table`` (text) and ``numbers`` (seconds, ratios).
+    """
+    g, reps = np.random.default_rng(0), 15 if full else 7
+    labels = dict(ours="ours (exponential race)", gumbel="one-shot Gumbel form",
+                  floor="floor: Exp(1) draw + argpartition")
+    tables, numbers = [], {}
+    for d, k in [(10**5, 10), (10**6, 10), (10**6, 100)]:
+        c = g.normal(0, 10, d)
+        best = min_times(dict(ours=lambda: peel_top_k(c, k, 1.0, 1.0, rng=g),
+                              gumbel=lambda: _gumbel_peel(c, k, 2.0 * k, g),
+                              floor=lambda: np.argpartition(g.standard_exponential(d), k - 1)),
+                         reps)
+        tables.append(f"d = {d:.0e}, k = {k}\n" + floor_table(best, labels))
+        numbers |= {f"ours_over_floor_{d}_{k}": best["ours"] / best["floor"],
+                    f"gumbel_over_ours_{d}_{k}": best["gumbel"] / best["ours"]}
+    return dict(table="\n".join(tables), numbers=numbers)

@@ -17,13 +17,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .core import as_rng, check_array, check_binary_labels, check_in_range, check_int
 from .core import check_X_y
 from .rados import log_rado_exp_risk, random_instance, random_rados
-from .verify import register_check
+from .mechanisms import floor_table, min_times
+from .verify import register_benchmark, register_check
 
 # %% auto #0
 __all__ = ['PAPER_TABLE1', 'BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'radoboost_loop', 'log_rado_risk_path',
            'lemma4_slack', 'verify_radoboost_lemma4', 'adaboost_examples', 'select_iterate', 'radoboost_weights',
            'RadoBoostClassifier', 'AdaBoostExamplesClassifier', 'cv_compare', 'format_table1', 'table1_frame',
-           'synthetic_magic_like']
+           'synthetic_magic_like', 'bench_radoboost_fold']
 
 # %% ../nbs/31_radoboost.ipynb #20d3168d
 @dataclass
@@ -394,13 +395,26 @@ def select_iterate(path: BoostPath, keep: str, X=None, y=None, R=None) -> tuple[
         return path.theta(), path.T
     if keep == "train_error":
         y = check_binary_labels(y)
-        errs = np.mean(path.margins_path(np.asarray(X, float)) * y[None, :] <= 0, axis=1)
-        t = int(np.argmin(errs)) + 1
+        t = int(np.argmin(_train_errors(path, np.asarray(X, float), y))) + 1
     elif keep == "rado_risk":
         t = int(np.argmin(log_rado_risk_path(path, R))) + 1
     else:
         raise ValueError(f"keep must be 'train_error', 'rado_risk' or 'last', got {keep!r}")
     return path.theta(t), t
+
+# %% ../nbs/31_radoboost.ipynb #3a5386de
+def _train_errors(path: BoostPath, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # 0/1 training error of theta_1..theta_T with one margin vector updated in place, each round
+    # adding alpha_t y_i x_{i, iota_t} (the sums of margins_path, so bit-identical): the (T, m)
+    # margins matrix is never held; y = +-1 is folded into the rows once (exact).
+    Zt = np.ascontiguousarray((X * y[:, None]).T)
+    m = X.shape[0]
+    errs, cur, tmp, wrong = np.empty(path.T), np.zeros(m), np.empty(m), np.empty(m, bool)
+    for t in range(path.T):
+        np.multiply(Zt[path.iota[t]], path.alpha[t], out=tmp)
+        np.add(cur, tmp, out=cur)
+        errs[t] = np.count_nonzero(np.less_equal(cur, 0.0, out=wrong)) / m
+    return errs
 
 # %% ../nbs/31_radoboost.ipynb #1a681814
 def radoboost_weights(path: BoostPath, R) -> np.ndarray:
@@ -510,11 +524,25 @@ class RadoBoostClassifier(_LinearBoost):
             if self.n_rados is None
             else check_int(self.n_rados, "n_rados", low=1)
         )
-        R = random_rados(X, ypm, n, as_rng(self.random_state))
+        R = _fit_rados(X, ypm, n, as_rng(self.random_state))
         self.path_ = radoboost(R, self.T, wfi=self.wfi)
         self.coef_, self.kept_round_ = select_iterate(self.path_, self.keep, X, ypm, R)
         self.n_rados_ = n
         return self
+
+# %% ../nbs/31_radoboost.ipynb #e7871d5a
+def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) -> np.ndarray:
+    # random_rados(X, ypm, n, rng) for validated X and +-1 labels, bit for bit: the same draw
+    # (sigma = 2u - 1) and the same chunked products, without re-validating the signatures just
+    # drawn; the 0/1 masks [sigma_i = y_i] = [u_i = (y_i > 0)] are written as floats in one pass.
+    u = rng.integers(0, 2, size=(n, X.shape[0]), dtype=np.int8)
+    E, pos = ypm[:, None] * X, (ypm > 0).astype(np.int8)
+    out, buf = np.empty((n, X.shape[1])), np.empty((min(chunk, n), X.shape[0]))
+    for s in range(0, n, chunk):
+        b = buf[: min(chunk, n - s)]
+        np.equal(u[s:s + chunk], pos, out=b)
+        out[s:s + chunk] = b @ E
+    return out
 
 # %% ../nbs/31_radoboost.ipynb #940253b0
 class AdaBoostExamplesClassifier(_LinearBoost):
@@ -743,3 +771,61 @@ def synthetic_magic_like(rng=None, m: int = 19020, d: int = 10):
     flip = rng.random(m) < 0.2
     y[flip] = -y[flip]
     return X, y
+
+# %% ../nbs/31_radoboost.ipynb #d374d7da
+def _fold_former(X, ypm, n, T, seed):
+    # The former fit, the benchmark's baseline: validated rados, the materialised (T, m) margins.
+    R = random_rados(X, ypm, n, np.random.default_rng(seed))
+    path = radoboost(R, T)
+    t = int(np.argmin(np.mean(path.margins_path(X) * ypm[None, :] <= 0, axis=1))) + 1
+    return path.theta(t), t
+
+
+def _fold_floor(X, ypm, n, T, seed):
+    # The floor: the signature draw, the rado sums (0/1 masks as floats, a product per chunk), the
+    # boosting loop, and one margin update a round.
+    u = np.random.default_rng(seed).integers(0, 2, size=(n, X.shape[0]), dtype=np.int8)
+    E, pos, b = ypm[:, None] * X, (ypm > 0).astype(np.int8), np.empty((min(512, n), X.shape[0]))
+    R = np.concatenate(
+        [np.equal(u[s:s + 512], pos, out=b[: len(u[s:s + 512])]) @ E for s in range(0, n, 512)]
+    )
+    path, Zt, cur = radoboost(R, T), np.ascontiguousarray(X.T), np.zeros(X.shape[0])
+    for t in range(T):
+        cur += path.alpha[t] * Zt[path.iota[t]]
+    return u
+
+# %% ../nbs/31_radoboost.ipynb #7b672a8a
+@register_benchmark(
+    "radoboost_fold",
+    "RadoBoostClassifier fit on one fold of Magic's size (m = 17118, d = 10, n = 1000, T = 1000): "
+    "ours vs the former path (validated rados + materialised T x m margins), and vs the floor",
+)
+def bench_radoboost_fold(full: bool = False) -> dict:
+    """Time one fold's fit against the former implementation and the work it cannot avoid.
+
+    Parameters
+    ----------
+    full : bool, default False
+        More repetitions.
+
+    Returns
+    -------
+    dict
+        ``table`` (text) and ``numbers`` (seconds, ratios to the floor).
+    """
+    X, y = synthetic_magic_like(np.random.default_rng(0))
+    X, ypm = X[:17118], np.where(y[:17118] > 0, 1.0, -1.0)
+    runs = dict(
+        ours=lambda: RadoBoostClassifier(n_rados=1000, T=1000, random_state=3).fit(X, ypm),
+        former=lambda: _fold_former(X, ypm, 1000, 1000, 3),
+        floor=lambda: _fold_floor(X, ypm, 1000, 1000, 3),
+    )
+    best = min_times(runs, 7 if full else 3)
+    labels = dict(ours="ours (RadoBoostClassifier.fit)", former="former (materialised margins)",
+                  floor="floor: draw + rado sums + loop + margins")
+    return dict(
+        table=floor_table(best, labels),
+        numbers={f"{k}_s": t for k, t in best.items()}
+        | {"ours_over_floor": best["ours"] / best["floor"],
+           "former_over_floor": best["former"] / best["floor"]},
+    )
