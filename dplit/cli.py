@@ -12,6 +12,32 @@ import time
 # %% auto #0
 __all__ = ['main']
 
+# %% ../nbs/04_cli.ipynb #cf03edc7
+def _trials(text: str) -> int:
+    "A number of runs as a user types it: 200000, 2e5 or 1e9 (an integer >= 100)."
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (value == value and value != float("inf") and value.is_integer()):
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        value = int(value)
+    if value < 100:
+        raise argparse.ArgumentTypeError(f"must be at least 100, got {text!r}")
+    return value
+
+
+def _add_compute(p) -> None:
+    "The options that say where the tasks run."
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="local worker processes (default 1; -1: every core)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the tasks on a Dask cluster, e.g. tcp://host:8786 "
+                        '(needs pip install "dplit[distributed]")')
+
 # %% ../nbs/04_cli.ipynb #385f713e
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -24,6 +50,19 @@ def _parser() -> argparse.ArgumentParser:
                    help="folder for figures and report (default: dplit-out)")
     v.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_compute(v)
+    a = sub.add_parser("audit", help="run registered privacy audits, or --list them")
+    a.add_argument("names", nargs="*", metavar="NAME", help="audits to run (default: all)")
+    a.add_argument("--list", action="store_true",
+                   help="list the audits: mechanism, relation, variants, source")
+    a.add_argument("--trials", type=_trials, metavar="N",
+                   help="runs per dataset, e.g. 2e6 or 1e9 (default: the audit's own)")
+    a.add_argument("--variant", action="append", metavar="V",
+                   help="run only this variant (repeatable; default: all)")
+    a.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    a.add_argument("--full", action="store_true", help="the audit's larger configuration")
+    a.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_compute(a)
     sub.add_parser("list", help="list registered checks and benchmarks")
     b = sub.add_parser("bench", help="run benchmarks (all, or the named ones)")
     b.add_argument("names", nargs="*", metavar="NAME")
@@ -44,19 +83,92 @@ def _verify(args) -> int:
     except ValueError as exc:
         print(f"dplit verify: {exc}", file=sys.stderr)
         return 2
+    client, status = _scheduler(args, "verify")
+    if status:
+        return status
     t0 = time.perf_counter()
     records = run_checks(args.only, full=args.full, seed=args.seed, progress=not args.no_progress,
-                         out_dir=args.out)
+                         out_dir=args.out, n_jobs=args.jobs, scheduler=client)
     print(format_table(records))
     for r in records:
         if getattr(r, "traceback", None):
             print(f"\n--- {r.name} crashed:\n{r.traceback}", file=sys.stderr)
+        if getattr(r, "note", None):
+            print(f"{r.name}: {r.note}", file=sys.stderr)
     mode = "full" if args.full else "quick"
     print(f"{len(records)} checks in {time.perf_counter() - t0:.1f} s ({mode}); "
           f"report and figures in {args.out}/")
     return 0 if all(r.passed for r in records) else 1
 
+# %% ../nbs/04_cli.ipynb #caf5b950
+def _scheduler(args, command: str):
+    "(client, 0) for `--scheduler` (client None without it), or (None, 2) after a message."
+    if not args.scheduler:
+        return None, 0
+    from dplit.core import dask_client
+    try:
+        return dask_client(args.scheduler), 0
+    except ImportError as exc:
+        print(f"dplit {command}: {exc}", file=sys.stderr)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        print(f"dplit {command}: cannot reach the Dask scheduler at {args.scheduler}: {exc}",
+              file=sys.stderr)
+    return None, 2
 
+
+def _text_table(rows) -> str:
+    "Dicts with the same keys as a left-aligned plain-text table."
+    cols = list(rows[0])
+    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    line = lambda vals: "  ".join(f"{v!s:<{width[c]}}" for c, v in zip(cols, vals)).rstrip()
+    return "\n".join([line(cols), line("-" * width[c] for c in cols)]
+                     + [line(r[c] for c in cols) for r in rows])
+
+
+def _audit_list(entries, cases) -> int:
+    print(_text_table([{"name": e.name, "mechanism": e.mechanism, "relation": c.relation,
+                        "variants": ", ".join(c.variants), "source": e.source}
+                       for e, c in zip(entries, cases)]))
+    return 0
+
+# %% ../nbs/04_cli.ipynb #001b9191
+def _audit(args) -> int:
+    from dplit.audit import registered_audits, run_audit
+    known = registered_audits()
+    unknown = [n for n in args.names if n not in known]
+    if unknown:
+        print(f"dplit audit: unknown audit {', '.join(map(repr, unknown))}; "
+              f"known: {', '.join(sorted(known))}", file=sys.stderr)
+        return 2
+    entries = [known[n] for n in args.names] if args.names else list(known.values())
+    cases = [e.build(full=args.full) for e in entries]
+    if args.list:
+        return _audit_list(entries, cases)
+    for e, c in zip(entries, cases):
+        missing = [v for v in args.variant or () if v not in c.variants]
+        if missing:
+            print(f"dplit audit: {e.name!r} has no variant {', '.join(map(repr, missing))}; "
+                  f"its variants: {', '.join(c.variants)}", file=sys.stderr)
+            return 2
+    client, status = _scheduler(args, "audit")
+    if status:
+        return status
+    records, t0 = [], time.perf_counter()
+    for e, case in zip(entries, cases):
+        recs = run_audit(e.name, variants=args.variant, n_trials=args.trials, full=args.full,
+                         rng=args.seed, n_jobs=args.jobs, progress=not args.no_progress,
+                         scheduler=client)
+        print(f"\n{e.name}: {e.mechanism} [{case.relation}; {recs[0].result.n_trials:,} runs per "
+              f"side]\n  pair: {case.pair}\n  source: {e.source}")
+        print(_text_table([{k: v for k, v in r.row().items() if k != "audit"} for r in recs]))
+        records += recs
+    wrong = [f"{r.name}/{r.variant}" for r in records if not r.ok]
+    print(f"\n{len(records) - len(wrong)} of {len(records)} variants as expected"
+          + (f"; WRONG: {', '.join(wrong)}" if wrong else "")
+          + f" ({time.perf_counter() - t0:.1f} s)")
+    return 1 if wrong else 0
+
+# %% ../nbs/04_cli.ipynb #435c9677
 def _list(args) -> int:
     from dplit.verify import registered_benchmarks, registered_checks
     print("checks:")
@@ -109,11 +221,13 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 1 if a check failed, 2 for an unknown check or benchmark
-        name.
+        The exit status: 0 on success; 1 if a check failed, a correct audit variant failed or a
+        mutant was missed; 2 for an unknown check, benchmark or audit name, or a `--scheduler`
+        that cannot be used (no `distributed`, no scheduler at the address).
     """
     import matplotlib
     matplotlib.use("Agg")
     args = _parser().parse_args(argv)
-    commands = {"verify": _verify, "list": _list, "bench": _bench, "book": _book, "readme": _readme}
+    commands = {"verify": _verify, "audit": _audit, "list": _list, "bench": _bench, "book": _book,
+                "readme": _readme}
     return commands[args.command](args)
