@@ -383,8 +383,10 @@ def audit(
     from functools import partial
     alpha = 1 - conf
     g0, g1, g2, g3 = spawn_rngs(rng, 4)
-    sweep = lambda fn, parts, desc: _draw_sweep(fn, [(d, m, g, vectorized, chunk) for d, m, g in parts],
-                                                n_jobs, progress, desc, scheduler)
+    def sweep(fn, parts, desc):
+        parts = [(d, m, g, vectorized, chunk) for d, m, g in parts]
+        return _draw_sweep(fn, parts, n_jobs, progress, desc, scheduler)
+
     # 1. pilot: keep the outputs, choose the event and its direction
     pilot = sweep(partial(_sample, mechanism, vectorized, statistic),
                   [(d0, n_pilot, g0), (d1, n_pilot, g1)], "audit pilot")

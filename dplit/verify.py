@@ -314,7 +314,7 @@ def _run_check(full: bool, ship: bool, chk: Check, ss) -> VerifyRecord:
             rec.figure, rec.note = None, f"figure dropped: it cannot be pickled ({exc!r})"
     return rec
 
-
+# %% ../nbs/01_verify.ipynb #17d330e0
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True,
                out_dir=None, n_jobs: int = 1, scheduler=None) -> list[VerifyRecord]:
     """Run registered checks (an exception is a failed record); figures and a report go to `out_dir`.
