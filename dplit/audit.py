@@ -227,14 +227,20 @@ def _sample(mechanism, vectorized, statistic, job, g):
 def _event_mask(s, kind, value, neg):
     "Where the outputs `s` fall in the event (value, complemented when `neg`)."
     s = np.asarray(s) if kind == "threshold" or not isinstance(s, list) else _as_outputs(s)
-    if kind == "discrete" and s.dtype != object and s.ndim in (1, 2):
-        key = np.asarray(value, dtype=s.dtype) if s.ndim == 2 else value
-        if s.ndim == 1 and np.ndim(value) == 0:
-            return (s != value) if neg else (s == value)
-        if s.ndim == 2 and key.shape == s.shape[1:]:
-            hit = (s == key).all(axis=1)
-            return ~hit if neg else hit
+    try:  # no cast to s.dtype: (1, 2.5) must not become (1, 2)
+        key = np.asarray(value)
+    except ValueError:  # a ragged value such as (1, (2, 3))
+        key = np.asarray(None)
+    if (kind == "discrete" and s.ndim in (1, 2) and key.shape == s.shape[1:]
+            and _same_kind(s.dtype, key.dtype)):
+        hit = s == key if s.ndim == 1 else (s == key).all(axis=1)
+        return ~hit if neg else hit
     return _indicator(int(neg), s, kind, [value])
+
+
+def _same_kind(a, b) -> bool:
+    "Whether numpy's `==` on these dtypes is Python's `==` on their items (numbers or strings)."
+    return any(a.kind in g and b.kind in g for g in ("biufc", "U", "S"))
 
 
 def _count_event(mechanism, vectorized, statistic, kind, event, job, g) -> int:

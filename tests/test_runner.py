@@ -129,3 +129,17 @@ def test_checks_give_the_same_records_on_workers():
     a = run_checks(names, seed=3, progress=False)
     b = run_checks(names, seed=3, progress=False, n_jobs=2)
     assert [strip(r) for r in a] == [strip(r) for r in b] and all(r.passed for r in a)
+
+
+def test_chunk_event_mask_keeps_python_equality_across_types():
+    # a chunk whose outputs happen to be all integers, while the pilot's value has a fraction: the value
+    # must not be cast to the chunk's dtype ((1, 2.5) is not (1, 2)); values of another type never match
+    chunk = [(1, 2), (1, 2), (0, 0)]
+    for value in [(1, 2.5), (1, 2), (1.0, 2.0), ("a", "b"), (1, (2, 3)), 1, (1, 2, 3)]:
+        for neg in (False, True):
+            want = _indicator(int(neg), np.asarray(chunk), "discrete", [value])
+            assert np.array_equal(_event_mask(chunk, "discrete", value, neg), want), (value, neg)
+    ints = np.array([1, 2, 2, 3])
+    for value in [2, 2.0, 2.5, "2", None, True, b"2"]:
+        assert np.array_equal(_event_mask(ints, "discrete", value, False),
+                              _indicator(0, ints, "discrete", [value])), value
