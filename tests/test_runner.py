@@ -143,3 +143,22 @@ def test_chunk_event_mask_keeps_python_equality_across_types():
     for value in [2, 2.0, 2.5, "2", None, True, b"2"]:
         assert np.array_equal(_event_mask(ints, "discrete", value, False),
                               _indicator(0, ints, "discrete", [value])), value
+
+
+def test_pilot_and_fresh_runs_draw_from_disjoint_generators():
+    # the event is chosen on the pilot (children 0, 1 of the seed) and tested once on fresh runs (children 2, 3):
+    # every chunk has its own generator, no generator serves two chunks, and the fresh runs never reuse the pilot's
+    calls = []
+
+    def mech(x, g, n):
+        calls.append((x, n, g.bit_generator.seed_seq.spawn_key))
+        return x + g.laplace(0.0, 1.0, n)
+
+    res = audit(mech, 0.0, 1.0, epsilon=1.0, n_trials=40_000, pilot_trials=10_000, vectorized=True,
+                chunk_size=7_000, rng=3)
+    keys = [k for _, _, k in calls]
+    assert len(set(keys)) == len(keys) == 2 * 2 + 2 * 6
+    pilot, fresh = calls[:4], calls[4:]
+    assert {k[0] for _, _, k in pilot} == {0, 1} and {k[0] for _, _, k in fresh} == {2, 3}
+    assert sum(n for x, n, _ in pilot if x == 0.0) == 10_000 and sum(n for x, n, _ in fresh if x == 1.0) == 40_000
+    assert res.passed and res.n_trials == 40_000
