@@ -30,9 +30,20 @@ def _trials(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    "A number of local workers: >= 1, or negative as in joblib (-1: every core); never 0."
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1 or negative (-1: every core), got 0")
+    return value
+
+
 def _add_compute(p) -> None:
     "The options that say where the tasks run."
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help="local worker processes (default 1; -1: every core)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run the tasks on a Dask cluster, e.g. tcp://host:8786 "

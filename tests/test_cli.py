@@ -106,3 +106,9 @@ def test_scheduler_without_the_extra_names_the_install_command():
                  ["verify", "--only", "analytic_gaussian", "--scheduler", "tcp://127.0.0.1:8786"]):
         r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600)
         assert r.returncode == 2 and 'pip install "dplit[distributed]"' in r.stderr, r.stderr
+
+
+def test_zero_jobs_is_a_usage_error_not_a_traceback():
+    for cmd in ("verify", "audit"):
+        r = run(cmd, "--jobs", "0")
+        assert r.returncode == 2 and "--jobs" in r.stderr and "Traceback" not in r.stderr, r.stderr
