@@ -606,7 +606,8 @@ def _task_rngs(rng, n: int) -> list:
 def _check_n_jobs(n_jobs) -> int:
     n_jobs = check_int(n_jobs, "n_jobs")
     if n_jobs == 0:
-        raise ValueError("n_jobs must be >= 1 (workers) or negative (joblib: -1 = every core), got 0")
+        raise ValueError("n_jobs must be >= 1 (workers) or negative (joblib: -1 = every core), "
+                         "got 0")
     return n_jobs
 
 # %% ../nbs/00_core.ipynb #ffae5a14
@@ -654,9 +655,11 @@ def run_sweep(task, settings, repeats: int = 1, rng=None, n_jobs: int = 1, progr
     """
     if not callable(task):
         raise TypeError(f"task must be callable, got {type(task).__name__}")
-    settings, repeats, n_jobs = list(settings), check_int(repeats, "repeats", low=1), _check_n_jobs(n_jobs)
+    settings, repeats = list(settings), check_int(repeats, "repeats", low=1)
+    n_jobs = _check_n_jobs(n_jobs)
     if labels is not None and len(labels) != len(settings):
-        raise ValueError(f"labels must have one entry per setting ({len(settings)}), got {len(labels)}")
+        raise ValueError(f"labels must have one entry per setting ({len(settings)}), "
+                         f"got {len(labels)}")
     n = len(settings) * repeats
     gens = _task_rngs(rng, n)
     client = dask_client(scheduler) if scheduler is not None else None
