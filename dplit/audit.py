@@ -243,6 +243,7 @@ def _same_kind(a, b) -> bool:
     return any(a.kind in g and b.kind in g for g in ("biufc", "U", "S"))
 
 
+# %% ../nbs/03_audit.ipynb #72be4e9c
 def _count_event(mechanism, vectorized, statistic, kind, event, job, g) -> int:
     "How often one fresh chunk of outputs falls in the chosen event."
     return int(_event_mask(_sample(mechanism, vectorized, statistic, job, g), kind, *event).sum())

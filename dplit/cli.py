@@ -220,6 +220,7 @@ def _readme(args) -> int:
     return 0
 
 
+# %% ../nbs/04_cli.ipynb #1e81f1a1
 def main(argv=None) -> int:
     """Entry point of the `dplit` console script.
 

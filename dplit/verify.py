@@ -298,7 +298,7 @@ def select(registry: dict, names=None, kind: str = "check") -> list:
 
 # %% ../nbs/01_verify.ipynb #8a57faf1
 def _run_check(full: bool, ship: bool, chk: Check, ss) -> VerifyRecord:
-    "One check, wherever it runs; a crash is a failed record, a figure that cannot travel is dropped."
+    "Run one check: a crash becomes a failed record, an unpicklable figure is dropped."
     t0 = time.perf_counter()
     try:
         rec = chk.func(full=full, rng=np.random.default_rng(ss))
@@ -317,7 +317,8 @@ def _run_check(full: bool, ship: bool, chk: Check, ss) -> VerifyRecord:
 # %% ../nbs/01_verify.ipynb #17d330e0
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True,
                out_dir=None, n_jobs: int = 1, scheduler=None) -> list[VerifyRecord]:
-    """Run registered checks (an exception is a failed record); figures and a report go to `out_dir`.
+    """Run registered checks (an exception is a failed record); figures and a report go to
+    `out_dir`.
     Each check is one task of `dplit.core.run_sweep` with its own seed, so `n_jobs` local workers
     or a Dask `scheduler` give the same records (up to their seconds) in the same order."""
     from functools import partial
