@@ -23,8 +23,10 @@ setuptools.setup(
     packages=setuptools.find_packages(include=["dplit", "dplit.*"]),
     include_package_data=True,
     install_requires=_reqs("requirements"),
-    extras_require={"dev": _reqs("dev_requirements") + _reqs("data_requirements"), "book": _reqs("book_requirements"),
-                    "data": _reqs("data_requirements")},
+    extras_require={"dev": _reqs("dev_requirements") + _reqs("data_requirements")
+                    + _reqs("distributed_requirements"),
+                    "book": _reqs("book_requirements"), "data": _reqs("data_requirements"),
+                    "distributed": _reqs("distributed_requirements")},
     entry_points={"console_scripts": c["console_scripts"].split(), "nbdev": ["dplit=dplit._modidx:d"]},
     zip_safe=False,
 )

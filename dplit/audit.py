@@ -18,9 +18,9 @@ from .mechanisms import laplace_mechanism
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult', 'audit', 'primitive_audit_cases',
-           'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit', 'registered_audits', 'AuditRecord',
-           'run_audit', 'audit_table', 'pmf_epsilon', 'verify_audit_harness']
+__all__ = ['VECTOR_CHUNK', 'CALL_CHUNK', 'cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult',
+           'audit', 'primitive_audit_cases', 'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit',
+           'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon', 'verify_audit_harness']
 
 # %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):
@@ -191,36 +191,83 @@ class AuditResult:
         )
 
 # %% ../nbs/03_audit.ipynb #e1532d5b
-def _draw(mechanism, data, n, rng, vectorized, statistic, n_jobs, progress, label):
-    if vectorized:
-        out = mechanism(data, rng, n)
-        return np.asarray(statistic(out) if statistic is not None else out)
-    stat = statistic if statistic is not None else (lambda o: o)
-    chunks = min(n, max(1, 4 * (n_jobs if n_jobs > 0 else 8)))
-    sizes = np.diff(np.linspace(0, n, chunks + 1).astype(int))
-    def run(m, g):
-        return [stat(mechanism(data, g)) for _ in range(m)]
-    rngs = spawn_rngs(rng, chunks)
-    from tqdm.auto import tqdm
-    if n_jobs == 1:
-        res = [
-            run(m, g)
-            for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False)
-        ]
-    else:
-        from joblib import Parallel, delayed
+VECTOR_CHUNK, CALL_CHUNK = 1_000_000, 20_000  # draws per task: vectorized, one call per draw
 
-        res = Parallel(n_jobs=n_jobs)(
-            delayed(run)(m, g)
-            for m, g in tqdm(list(zip(sizes, rngs)), desc=label, disable=not progress, leave=False)
-        )
-    flat = [s for r in res for s in r]
+
+def _chunks(n: int, rng, vectorized: bool, chunk_size=None):
+    "A split of `n` draws that depends on `n` only, and one generator per chunk."
+    size = chunk_size or (VECTOR_CHUNK if vectorized else CALL_CHUNK)
+    k = -(-n // size)
+    if chunk_size is None and not vectorized:
+        k = min(n, max(4, k))
+    if k == 1:
+        return [n], [as_rng(rng)]
+    return np.diff(np.linspace(0, n, k + 1).astype(int)).tolist(), spawn_rngs(rng, k)
+
+
+def _as_outputs(flat):
     try:
         return np.asarray(flat)
     except ValueError:  # ragged hashables such as tuples of different lengths
         arr = np.empty(len(flat), dtype=object)
         arr[:] = flat
         return arr
+
+
+def _sample(mechanism, vectorized, statistic, job, g):
+    "One chunk of outputs: an array (vectorized) or a list of statistics (one call each)."
+    data, m = job
+    if vectorized:
+        out = mechanism(data, g, m)
+        return np.asarray(statistic(out) if statistic is not None else out)
+    stat = statistic if statistic is not None else (lambda o: o)
+    return [stat(mechanism(data, g)) for _ in range(m)]
+
+# %% ../nbs/03_audit.ipynb #c377e571
+def _event_mask(s, kind, value, neg):
+    "Where the outputs `s` fall in the event (value, complemented when `neg`)."
+    s = np.asarray(s) if kind == "threshold" or not isinstance(s, list) else _as_outputs(s)
+    try:  # no cast to s.dtype: (1, 2.5) must not become (1, 2)
+        key = np.asarray(value)
+    except ValueError:  # a ragged value such as (1, (2, 3))
+        key = np.asarray(None)
+    if (kind == "discrete" and s.ndim in (1, 2) and key.shape == s.shape[1:]
+            and _same_kind(s.dtype, key.dtype)):
+        hit = s == key if s.ndim == 1 else (s == key).all(axis=1)
+        return ~hit if neg else hit
+    return _indicator(int(neg), s, kind, [value])
+
+
+def _same_kind(a, b) -> bool:
+    "Whether numpy's `==` on these dtypes is Python's `==` on their items (numbers or strings)."
+    return any(a.kind in g and b.kind in g for g in ("biufc", "U", "S"))
+
+
+# %% ../nbs/03_audit.ipynb #72be4e9c
+def _count_event(mechanism, vectorized, statistic, kind, event, job, g) -> int:
+    "How often one fresh chunk of outputs falls in the chosen event."
+    return int(_event_mask(_sample(mechanism, vectorized, statistic, job, g), kind, *event).sum())
+
+
+def _draw_sweep(fn, parts, n_jobs, progress, desc, scheduler):
+    "Run `fn(job, g)` on every chunk of every (data, n, rng) part; the results per part."
+    from dplit.core import run_sweep
+    jobs, gens, ends = [], [], []
+    for data, n, rng, vectorized, chunk_size in parts:
+        sizes, rngs = _chunks(n, rng, vectorized, chunk_size)
+        jobs += [(data, m) for m in sizes]
+        gens += rngs
+        ends.append(len(jobs))
+    res = run_sweep(fn, jobs, rng=gens, n_jobs=n_jobs, progress=progress, desc=desc,
+                    scheduler=scheduler)
+    return [res[a:b] for a, b in zip([0] + ends[:-1], ends)]
+
+
+def _join(chunks, vectorized):
+    "The pilot's outputs from its chunks, as one array."
+    if vectorized:
+        return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    return _as_outputs([s for c in chunks for s in c])
 
 # %% ../nbs/03_audit.ipynb #91e5d3b0
 def _event_counts(s0, s1, kind):
@@ -277,12 +324,15 @@ def audit(
     confidence: float = 0.95,
     n_jobs: int = 1,
     progress: bool = False,
+    scheduler=None,
+    chunk_size: int | None = None,
 ) -> AuditResult:
     """Empirical privacy audit of a mechanism on two neighbouring datasets.
 
     Runs `mechanism` on `d0` and `d1`, chooses an event on a separate pilot run, and returns
     Clopper-Pearson lower bounds on epsilon (at the claimed delta) and on delta (at the claimed
-    epsilon).
+    epsilon). The fresh runs only count the chosen event, chunk by chunk, so their number is not
+    limited by memory; the same seed gives the same result for any `n_jobs` or `scheduler`.
 
     Parameters
     ----------
@@ -298,7 +348,7 @@ def audit(
     n_trials : int, default 200000
         Runs of the mechanism on each dataset.
     pilot_trials : int or None
-        Runs per dataset for choosing the event; max(1000, n_trials // 4) when None.
+        Runs per dataset for choosing the event; max(1000, min(n_trials // 4, 10**6)) when None.
     statistic : callable or None
         Maps an output to a scalar; the identity when None.
     kind : {'threshold', 'discrete'}
@@ -310,9 +360,14 @@ def audit(
     confidence : float, default 0.95
         Confidence level of the bounds.
     n_jobs : int, default 1
-        Parallel workers (joblib).
+        Local parallel workers (joblib); the result does not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
+    scheduler : str, distributed.Client or None
+        Run the chunks on this Dask cluster (see `dplit.core.run_sweep`).
+    chunk_size : int or None
+        Draws per task; 10**6 (vectorized) or n/4 up to 20,000 calls when None. Part of the
+        seed's meaning: another chunk size gives other (equally valid) draws.
 
     Returns
     -------
@@ -324,20 +379,25 @@ def audit(
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta)
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
     n = check_int(n_trials, "n_trials", low=100)
-    n_pilot = check_int(
-        pilot_trials if pilot_trials is not None else max(1000, n // 4), "pilot_trials", low=100
-    )
+    n_pilot = check_int(pilot_trials if pilot_trials is not None
+                        else max(1000, min(n // 4, VECTOR_CHUNK)), "pilot_trials", low=100)
     conf = check_in_range(confidence, "confidence", 0.5, 1.0, high_closed=False)
+    chunk = None if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
+    if kind not in ("threshold", "discrete"):
+        raise ValueError(f"kind must be 'threshold' or 'discrete', got {kind!r}")
+    from functools import partial
     alpha = 1 - conf
     g0, g1, g2, g3 = spawn_rngs(rng, 4)
-    draw = lambda d, m, g, lab: _draw(
-        mechanism, d, m, g, vectorized, statistic, n_jobs, progress, lab
-    )
-    # 1. pilot: choose event and direction
-    p0, p1 = draw(d0, n_pilot, g0, "pilot D0"), draw(d1, n_pilot, g1, "pilot D1")
+    def sweep(fn, parts, desc):
+        parts = [(d, m, g, vectorized, chunk) for d, m, g in parts]
+        return _draw_sweep(fn, parts, n_jobs, progress, desc, scheduler)
+
+    # 1. pilot: keep the outputs, choose the event and its direction
+    pilot = sweep(partial(_sample, mechanism, vectorized, statistic),
+                  [(d0, n_pilot, g0), (d1, n_pilot, g1)], "audit pilot")
+    p0, p1 = (_join(chunks, vectorized) for chunks in pilot)
     descs, c0, c1, support = _event_counts(p0, p1, kind)
     best, best_score = None, -1.0
     for i in range(len(descs)):
@@ -348,24 +408,17 @@ def audit(
             if score > best_score:
                 best, best_score = (i, direction), score
     i, direction = best
-    # 2. fresh runs, one test
-    f0, f1 = draw(d0, n, g2, "audit D0"), draw(d1, n, g3, "audit D1")
-    k0, k1 = (
-        int(_indicator(i, f0, kind, support).sum()),
-        int(_indicator(i, f1, kind, support).sum()),
-    )
+    del p0, p1, pilot
+    # 2. fresh runs: count the event chunk by chunk
+    event = (support[i % len(support)], i >= len(support))
+    fresh = sweep(partial(_count_event, mechanism, vectorized, statistic, kind, event),
+                  [(d0, n, g2), (d1, n, g3)], "audit runs")
+    k0, k1 = (sum(counts) for counts in fresh)
     k_hi, k_lo = (k0, k1) if direction == 0 else (k1, k0)
     event = f"{descs[i]}, likelier on {'D0' if direction == 0 else 'D1'}"
-    return AuditResult(
-        eps,
-        dlt,
-        epsilon_lower_bound(k_hi, n, k_lo, n, dlt, alpha),
-        delta_lower_bound(k_hi, n, k_lo, n, eps, alpha),
-        event,
-        (k_hi, k_lo),
-        n,
-        conf,
-    )
+    return AuditResult(eps, dlt, epsilon_lower_bound(k_hi, n, k_lo, n, dlt, alpha),
+                       delta_lower_bound(k_hi, n, k_lo, n, eps, alpha), event, (k_hi, k_lo), n,
+                       conf)
 
 # %% ../nbs/03_audit.ipynb #2b1d323d
 def primitive_audit_cases(epsilon: float, delta: float = 1e-5, d: int = 100):
@@ -606,7 +659,8 @@ class AuditRecord:
 
 # %% ../nbs/03_audit.ipynb #7f6f274d
 def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool = False,
-              rng=0, n_jobs: int = 1, progress: bool = False) -> list[AuditRecord]:
+              rng=0, n_jobs: int = 1, progress: bool = False,
+              scheduler=None) -> list[AuditRecord]:
     """Run a registered audit: each requested variant on the registered pair.
 
     Parameters
@@ -626,6 +680,8 @@ def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool 
         Parallel workers.
     progress : bool, default False
         Show progress bars.
+    scheduler : str, distributed.Client or None
+        Run the draws on this Dask cluster (see `dplit.core.run_sweep`); same numbers as locally.
 
     Returns
     -------
@@ -654,7 +710,8 @@ def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool 
         t0 = time.perf_counter()
         res = audit(case.variants[v], case.d0, case.d1, epsilon=case.epsilon, delta=case.delta,
                     n_trials=n, statistic=case.statistic, kind=case.kind,
-                    vectorized=case.vectorized, rng=gens[v], n_jobs=n_jobs, progress=progress)
+                    vectorized=case.vectorized, rng=gens[v], n_jobs=n_jobs, progress=progress,
+                    scheduler=scheduler)
         exact = None if case.exact is None else case.exact.get(v)
         out.append(AuditRecord(name, v, res, exact, case.relation, time.perf_counter() - t0))
     return out

@@ -1307,8 +1307,10 @@ def verify_bas_audit_pairs(full: bool = False, rng=None) -> dict:
                 tolerance="each in [0.999, 1]", passed=all(0.999 <= f <= 1 + 1e-9 for f in fr))
 
 # %% ../nbs/14_boosted_adassp.ipynb #41fed22a
-def _r2_task(X, y, eps, rule, seed):
+def _r2_task(X, y, setting, seed):
     from sklearn.model_selection import train_test_split
+
+    eps, rule = setting
 
     g = as_rng(seed)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.1, random_state=int(g.integers(2**31)))
@@ -1319,21 +1321,20 @@ def _r2_task(X, y, eps, rule, seed):
 
 
 def r2_sweep(
-    X, y, epsilons, rules=RIDGE_RULES, reps: int = 5, rng=None, n_jobs: int = 1
+    X, y, epsilons, rules=RIDGE_RULES, reps: int = 5, rng=None, n_jobs: int = 1, scheduler=None
 ) -> "pd.DataFrame":
-    "Median test R^2 (90/10 splits) per (epsilon, ridge rule) over `reps` repetitions."
+    """Median test R^2 (90/10 splits) per (epsilon, ridge rule) over `reps` repetitions; the
+    repetitions run through `dplit.core.run_sweep` (`n_jobs` local workers or a Dask `scheduler`)."""
     import pandas as pd
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from functools import partial
+    from dplit.core import run_sweep
 
-    tasks = [(e, r, k) for e in epsilons for r in rules for k in range(reps)]
-    seeds = spawn_rngs(rng, len(tasks))
-    out = Parallel(n_jobs=n_jobs)(
-        delayed(_r2_task)(X, y, e, r, s)
-        for (e, r, _), s in tqdm(list(zip(tasks, seeds)), desc="R^2 sweep", leave=False)
-    )
+    settings = [(e, r) for e in epsilons for r in rules]
+    out = run_sweep(partial(_r2_task, X, y), settings, repeats=reps, rng=rng, n_jobs=n_jobs,
+                    desc="R^2 sweep", scheduler=scheduler)
     df = pd.DataFrame(
-        [(e, r, v) for (e, r, _), v in zip(tasks, out)], columns=["epsilon", "rule", "R2"]
+        [(e, r, v) for (e, r), v in zip([s for s in settings for _ in range(reps)], out)],
+        columns=["epsilon", "rule", "R2"],
     )
     return df.groupby(["epsilon", "rule"])["R2"].median().unstack()
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['RELATIONS', 'check_epsilon', 'check_delta', 'check_positive', 'check_in_range', 'check_int', 'check_k', 'check_array',
-           'check_X_y', 'check_no_constant_columns', 'check_binary_labels', 'as_rng', 'spawn_rngs', 'PrivacySpend',
-           'compose']
+__all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_delta', 'check_positive', 'check_in_range', 'check_int',
+           'check_k', 'check_array', 'check_X_y', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
+           'spawn_rngs', 'PrivacySpend', 'compose', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -550,3 +550,141 @@ def compose(
             min(eps_pld, basic), target_delta, mechanism + " (PLD)", best.relation, best.events
         )
     return best
+
+# %% ../nbs/00_core.ipynb #2af0fde8
+_CLIENTS: dict = {}
+
+DISTRIBUTED_HINT = 'pip install "dplit[distributed]"'
+
+
+def dask_client(scheduler):
+    """The `distributed.Client` of a Dask scheduler, one per address and process.
+
+    Parameters
+    ----------
+    scheduler : str or distributed.Client
+        The scheduler's address, e.g. ``"tcp://10.0.0.5:8786"``, or a client (returned as is).
+
+    Returns
+    -------
+    distributed.Client
+        A connected client.
+
+    Raises
+    ------
+    ImportError
+        If `distributed` is not installed; the message names the extra to install.
+    TypeError
+        If `scheduler` is neither an address nor a client.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(f"scheduler={scheduler!r} needs Dask's distributed scheduler, which is "
+                          f"not installed: {DISTRIBUTED_HINT}") from None
+    if isinstance(scheduler, distributed.Client):
+        return scheduler
+    if not isinstance(scheduler, str) or not scheduler:
+        raise TypeError(f"scheduler must be an address such as 'tcp://host:8786' or a "
+                        f"distributed.Client, got {type(scheduler).__name__}")
+    client = _CLIENTS.get(scheduler)
+    if client is None or client.status != "running":
+        client = distributed.Client(scheduler, set_as_default=False)
+        _CLIENTS[scheduler] = client
+    return client
+
+# %% ../nbs/00_core.ipynb #4b7e142f
+def _task_rngs(rng, n: int) -> list:
+    "One generator (or seed) per task: spawned from `rng`, or `rng` itself when it is a list."
+    if isinstance(rng, (list, tuple)):
+        if len(rng) != n:
+            raise ValueError(f"rng must hold one generator or seed per task ({n}), got {len(rng)}")
+        return list(rng)
+    return spawn_rngs(rng, n) if n else []
+
+
+def _check_n_jobs(n_jobs) -> int:
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be >= 1 (workers) or negative (joblib: -1 = every core), "
+                         "got 0")
+    return n_jobs
+
+# %% ../nbs/00_core.ipynb #ffae5a14
+def run_sweep(task, settings, repeats: int = 1, rng=None, n_jobs: int = 1, progress: bool = True,
+              desc: str | None = None, scheduler=None, labels=None) -> list:
+    """Run ``task(setting, rng)`` for every setting and repetition; the same seed gives the same
+    list for any number of workers and any backend.
+
+    Parameters
+    ----------
+    task : callable
+        ``task(setting, rng) -> result``; it must be picklable (a module-level function, a
+        `functools.partial` of one, or a closure joblib's cloudpickle can ship) when it runs
+        elsewhere.
+    settings : iterable
+        The settings, one task per setting and repetition.
+    repeats : int, default 1
+        Repetitions of every setting.
+    rng : numpy.random.Generator, int, None, or list
+        One seed: task i (setting ``i // repeats``, repetition ``i % repeats``) gets the i-th
+        generator spawned from it. A list gives every task its generator or seed as it is.
+    n_jobs : int, default 1
+        Local joblib workers (1: in this process; -1: every core). Ignored with a scheduler.
+    progress : bool, default True
+        Show a tqdm bar counting finished tasks.
+    desc : str or None
+        The bar's label.
+    scheduler : str, distributed.Client or None
+        A Dask scheduler's address (``"tcp://host:8786"``) or client: run the tasks on its
+        cluster through joblib's Dask backend. Needs ``pip install "dplit[distributed]"``.
+    labels : sequence of str or None
+        One label per setting, shown beside the bar when that setting's task finishes.
+
+    Returns
+    -------
+    list
+        The results in task order: ``[task(s0, g0), ..., task(s0, g_{r-1}), task(s1, g_r), ...]``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If an argument is invalid; the message names it.
+    ImportError
+        If a scheduler is named and `distributed` is not installed.
+    """
+    if not callable(task):
+        raise TypeError(f"task must be callable, got {type(task).__name__}")
+    settings, repeats = list(settings), check_int(repeats, "repeats", low=1)
+    n_jobs = _check_n_jobs(n_jobs)
+    if labels is not None and len(labels) != len(settings):
+        raise ValueError(f"labels must have one entry per setting ({len(settings)}), "
+                         f"got {len(labels)}")
+    n = len(settings) * repeats
+    gens = _task_rngs(rng, n)
+    client = dask_client(scheduler) if scheduler is not None else None
+    from tqdm.auto import tqdm
+    bar = tqdm(total=n, desc=desc, disable=not progress, leave=False)
+    out = []
+    for i, res in enumerate(_results(task, settings, repeats, gens, n_jobs, client)):
+        out.append(res)
+        if labels is not None:
+            bar.set_postfix_str(str(labels[i // repeats]))
+        bar.update()
+    bar.close()
+    return out
+
+# %% ../nbs/00_core.ipynb #4476fa33
+def _results(task, settings, repeats, gens, n_jobs, client):
+    "The tasks' results in task order: in this process, on joblib workers, or on a Dask cluster."
+    jobs = ((settings[i // repeats], g) for i, g in enumerate(gens))
+    if client is None and n_jobs == 1:
+        yield from (task(s, g) for s, g in jobs)
+        return
+    from contextlib import nullcontext
+    from joblib import Parallel, delayed, parallel_config
+    # without a scheduler, joblib's default backend (loky) or the caller's parallel_config
+    ctx = parallel_config(backend="dask", client=client) if client is not None else nullcontext()
+    with ctx:
+        par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
+        yield from par(delayed(task)(s, g) for s, g in jobs)

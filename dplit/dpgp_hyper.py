@@ -732,6 +732,7 @@ def hyperparameter_experiment(
     rng=None,
     n_jobs: int = 1,
     progress: bool = False,
+    scheduler=None,
 ) -> dict:
     """Honkela (2021), Sec 6.3 / Fig 3: sinc data (sigma = 0.1) with N = 2048 split evenly, |Z| = 9
     regular on [-3, 3], 9 candidates (sigma x lengthscale); counts of the selected candidate per
@@ -762,6 +763,8 @@ def hyperparameter_experiment(
         Number of parallel joblib workers.
     progress : bool, default False
         Show a tqdm progress bar.
+    scheduler : str, distributed.Client or None
+        Run the repeats on this Dask cluster (`dplit.core.run_sweep`); same result.
 
     Returns
     -------
@@ -769,20 +772,11 @@ def hyperparameter_experiment(
         How often each candidate was chosen (`counts`) and the draws used (`draws`), per
         epsilon, with the grids and the number of repeats.
     """
-    from tqdm.auto import tqdm
-    from dplit.core import spawn_rngs
+    from dplit.core import run_sweep
     reps = check_int(n_repeats, "n_repeats", low=1)
-    rngs = spawn_rngs(rng, reps)
-    job = lambda g: _fig3_repeat(g, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y)
-    it = tqdm(rngs, disable=not progress, desc="Fig 3")
-    if n_jobs == 1:
-        results = [job(g) for g in it]
-    else:
-        from joblib import Parallel, delayed
-        results = Parallel(n_jobs=n_jobs)(
-            delayed(_fig3_repeat)(g, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y)
-            for g in it
-        )
+    job = lambda _, g: _fig3_repeat(g, epsilons, sigmas, lengthscales, n, delta_tot, gamma, R_y)
+    results = run_sweep(job, range(reps), rng=rng, n_jobs=n_jobs, progress=progress, desc="Fig 3",
+                        scheduler=scheduler)
     counts = np.zeros((len(epsilons), len(sigmas), len(lengthscales)), dtype=int)
     draws = np.zeros((len(epsilons), reps), dtype=int)
     for r, res in enumerate(results):

@@ -1016,6 +1016,7 @@ def dp_feat_experiment(
     rng=None,
     n_jobs: int = 1,
     progress: bool = False,
+    scheduler=None,
     standardize: bool = False,
 ) -> dict:
     """Table 2 (left): test error (%) per fold of RadoBoost on DP-Feat rados for each epsilon, on
@@ -1042,6 +1043,8 @@ def dp_feat_experiment(
         Number of parallel joblib workers.
     progress : bool, default False
         Show a tqdm progress bar.
+    scheduler : str, distributed.Client or None
+        Run the folds on this Dask cluster (`dplit.core.run_sweep`); same result.
     standardize : bool, default False
         z-score the features with training-fold statistics (not in the paper's text).
 
@@ -1050,8 +1053,7 @@ def dp_feat_experiment(
     dict
         Per-fold test errors (%) by method.
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from dplit.core import run_sweep
     X, y = check_X_y(X, y)
     y = check_binary_labels(y)
     j = check_boolean_feature(X, j_star)
@@ -1059,10 +1061,9 @@ def dp_feat_experiment(
     rng = as_rng(rng)
     folds = _folds(X, y, check_int(n_folds, "n_folds", low=2), rng)
     seeds = rng.integers(0, 2**63, size=len(folds))
-    res = Parallel(n_jobs=n_jobs)(
-        delayed(_dp_feat_fold)(X, y, tr, te, j, epsilons, T, int(s), standardize)
-        for (tr, te), s in tqdm(list(zip(folds, seeds)), desc="folds", disable=not progress)
-    )
+    fold = lambda tr_te, s: _dp_feat_fold(X, y, *tr_te, j, epsilons, T, s, standardize)
+    res = run_sweep(fold, folds, rng=[int(s) for s in seeds], n_jobs=n_jobs, progress=progress,
+                    desc="folds", scheduler=scheduler)
     return dict(
         errors={k: np.array([r[k] for r in res]) for k in res[0]},
         epsilons=epsilons,
@@ -1105,6 +1106,7 @@ def gaussian_experiment(
     rng=None,
     n_jobs: int = 1,
     progress: bool = False,
+    scheduler=None,
     standardize: bool = False,
 ) -> dict:
     """Table 2 (centre, right): per-fold test errors (%) with Gaussian-protected training examples,
@@ -1133,6 +1135,8 @@ def gaussian_experiment(
         Number of parallel joblib workers.
     progress : bool, default False
         Show a tqdm progress bar.
+    scheduler : str, distributed.Client or None
+        Run the folds on this Dask cluster (`dplit.core.run_sweep`); same result.
     standardize : bool, default False
         z-score the features with training-fold statistics (not in the paper's text).
 
@@ -1141,18 +1145,16 @@ def gaussian_experiment(
     dict
         Per-fold test errors (%) by method and sigma.
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from dplit.core import run_sweep
     X, y = check_X_y(X, y)
     y = check_binary_labels(y)
     sigmas = [check_positive(s, "sigmas") for s in sigmas]
     rng = as_rng(rng)
     folds = _folds(X, y, check_int(n_folds, "n_folds", low=2), rng)
     seeds = rng.integers(0, 2**63, size=len(folds))
-    res = Parallel(n_jobs=n_jobs)(
-        delayed(_gauss_fold)(X, y, tr, te, sigmas, supports, T, kappa, int(s), standardize)
-        for (tr, te), s in tqdm(list(zip(folds, seeds)), desc="folds", disable=not progress)
-    )
+    fold = lambda tr_te, s: _gauss_fold(X, y, *tr_te, sigmas, supports, T, kappa, s, standardize)
+    res = run_sweep(fold, folds, rng=[int(s) for s in seeds], n_jobs=n_jobs, progress=progress,
+                    desc="folds", scheduler=scheduler)
     return dict(
         errors={k: np.array([r[k] for r in res]) for k in res[0]},
         sigmas=sigmas,

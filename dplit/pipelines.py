@@ -771,7 +771,7 @@ def _dataset_seed(rng, name: str):
 # %% ../nbs/15_pipelines.ipynb #e91c167c
 def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int = 10, rng=0,
                   n_jobs: int = 1, m_rule: str = "columns", regressors: dict | None = None,
-                  progress: bool = True):
+                  progress: bool = True, scheduler=None):
     """Test R^2 of the pipelines over random 90/10 splits (Dick, Gillenwater & Joseph 2023, 4.3).
 
     Parameters
@@ -795,6 +795,8 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
         {"bas": factory, "tukey": factory} replacing the regressors (tests of the plumbing only).
     progress : bool
         Show a tqdm bar.
+    scheduler : str, distributed.Client or None
+        Run the trials on this Dask cluster (`dplit.core.run_sweep`); same result.
 
     Returns
     -------
@@ -802,20 +804,18 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
         One row per fit: dataset, trial, pipeline, k (None = no selection), r2, failed, seconds.
     """
     import pandas as pd
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from dplit.core import run_sweep
     for name in pipelines:
         check_pipeline(name, "pipelines")
     ks = [check_int(k, "ks", low=1) for k in ks]
     trials = check_int(trials, "trials", low=1)
     data = {name: ((d.X, d.y) if hasattr(d, "X") else check_X_y(*d, min_rows=10))
             for name, d in datasets.items()}
-    tasks = [(name, t) for name in data for t in range(trials)]
+    tasks = [(name, *data[name], t) for name in data for t in range(trials)]
     gens = [g for name in data for g in spawn_rngs(_dataset_seed(rng, name), trials)]
-    run = delayed(_trial)
-    it = tqdm(list(zip(tasks, gens)), desc="R2 trials", disable=not progress, leave=False)
-    res = Parallel(n_jobs=n_jobs)(run(name, *data[name], t, pipelines, ks, g, m_rule,
-                                      regressors or {}) for (name, t), g in it)
+    run = lambda task, g: _trial(*task, pipelines, ks, g, m_rule, regressors or {})
+    res = run_sweep(run, tasks, rng=gens, n_jobs=n_jobs, progress=progress, desc="R2 trials",
+                    scheduler=scheduler)
     return pd.DataFrame([row for rows in res for row in rows])
 
 # %% ../nbs/15_pipelines.ipynb #9ee0ffa0

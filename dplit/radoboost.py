@@ -624,6 +624,7 @@ def cv_compare(
     rng=None,
     n_jobs: int = 1,
     progress: bool = False,
+    scheduler=None,
     standardize: bool = False,
 ) -> dict:
     """The Table 1 protocol: stratified cross-validation of AdaBoost, AdaBoost(n) and RadoBoost.
@@ -644,6 +645,8 @@ def cv_compare(
         Folds run in parallel through joblib.
     progress : bool, default False
         Show a tqdm progress bar.
+    scheduler : str, distributed.Client or None
+        Run the folds on this Dask cluster (`dplit.core.run_sweep`); same result.
     standardize : bool, default False
         z-score the features with the training fold's mean and standard deviation (not in the
         paper's text).
@@ -654,9 +657,8 @@ def cv_compare(
         `errors` (per-fold test errors in %, by model), the paired t-test p-values `p`
         (AdaBoost vs RadoBoost) and `p_n` (AdaBoost(n) vs RadoBoost), and the settings.
     """
-    from joblib import Parallel, delayed
     from sklearn.model_selection import StratifiedKFold
-    from tqdm.auto import tqdm
+    from dplit.core import run_sweep
     X, y = check_X_y(X, y, min_rows=2 * check_int(n_folds, "n_folds", low=2))
     y = check_binary_labels(y)
     rng = as_rng(rng)
@@ -664,10 +666,9 @@ def cv_compare(
         StratifiedKFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31))).split(X, y)
     )
     seeds = rng.integers(0, 2**63, size=n_folds)
-    res = Parallel(n_jobs=n_jobs)(
-        delayed(_fold)(X, y, tr, te, T, int(s), standardize)
-        for (tr, te), s in tqdm(list(zip(splits, seeds)), desc="folds", disable=not progress)
-    )
+    fold = lambda tr_te, s: _fold(X, y, *tr_te, T, s, standardize)
+    res = run_sweep(fold, splits, rng=[int(s) for s in seeds], n_jobs=n_jobs, progress=progress,
+                    desc="folds", scheduler=scheduler)
     errs = {k: np.array([r[k] for r in res]) for k in res[0]}
     p = stats.ttest_rel(errs["AdaBoost"], errs["RadoBoost"]).pvalue
     p_n = stats.ttest_rel(errs["AdaBoost(n)"], errs["RadoBoost"]).pvalue

@@ -297,24 +297,38 @@ def select(registry: dict, names=None, kind: str = "check") -> list:
     return [registry[n] for n in names]
 
 # %% ../nbs/01_verify.ipynb #8a57faf1
+def _run_check(full: bool, ship: bool, chk: Check, ss) -> VerifyRecord:
+    "Run one check: a crash becomes a failed record, an unpicklable figure is dropped."
+    t0 = time.perf_counter()
+    try:
+        rec = chk.func(full=full, rng=np.random.default_rng(ss))
+    except Exception as exc:
+        rec = VerifyRecord(chk.name, chk.claim, f"error: {exc!r}", "-", False,
+                           time.perf_counter() - t0, chk.source)
+        rec.traceback = traceback.format_exc()
+    if ship and rec.figure is not None:
+        import pickle
+        try:
+            pickle.dumps(rec.figure)
+        except Exception as exc:
+            rec.figure, rec.note = None, f"figure dropped: it cannot be pickled ({exc!r})"
+    return rec
+
+# %% ../nbs/01_verify.ipynb #17d330e0
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True,
-               out_dir=None) -> list[VerifyRecord]:
-    "Run registered checks (an exception is a failed record); figures and a report go to `out_dir`."
-    from tqdm.auto import tqdm
+               out_dir=None, n_jobs: int = 1, scheduler=None) -> list[VerifyRecord]:
+    """Run registered checks (an exception is a failed record); figures and a report go to
+    `out_dir`.
+    Each check is one task of `dplit.core.run_sweep` with its own seed, so `n_jobs` local workers
+    or a Dask `scheduler` give the same records (up to their seconds) in the same order."""
+    from functools import partial
+    from dplit.core import run_sweep
     checks = select(registered_checks(), names)
     seeds = np.random.SeedSequence(seed).spawn(len(checks))
-    records = []
-    bar = tqdm(checks, desc="verify", unit="check", disable=not progress)
-    for chk, ss in zip(bar, seeds):
-        bar.set_postfix_str(chk.name)
-        t0 = time.perf_counter()
-        try:
-            rec = chk.func(full=full, rng=np.random.default_rng(ss))
-        except Exception as exc:
-            rec = VerifyRecord(chk.name, chk.claim, f"error: {exc!r}", "-", False,
-                               time.perf_counter() - t0, chk.source)
-            rec.traceback = traceback.format_exc()
-        records.append(rec)
+    ship = scheduler is not None or n_jobs != 1
+    records = run_sweep(partial(_run_check, full, ship), checks, rng=seeds, n_jobs=n_jobs,
+                        progress=progress, desc="verify", scheduler=scheduler,
+                        labels=[c.name for c in checks])
     if out_dir is not None:
         write_report(records, out_dir)
     return records

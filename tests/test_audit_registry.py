@@ -25,3 +25,15 @@ def test_every_audit_has_a_mutant():
     for name, entry in _AUDITS.items():
         case = entry.build(full=False)
         assert len(case.variants) >= 2, f"audit {name!r} has no mutant"
+
+
+@pytest.mark.parametrize("name", ["laplace", "exponential", "gaussian"])
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_primitives_at_other_epsilons(name, eps):
+    """The registry audits the primitives at epsilon = 1; the same pairs at 0.5 and 2 (formerly
+    tests/test_core_audits.py): the correct mechanism passes, the half-noise mutant is caught."""
+    from dplit.audit import audit_primitive
+    ok = audit_primitive(name, eps, rng=101)
+    bad = audit_primitive(name, eps, mutant=True, rng=202)
+    assert ok.passed, str(ok)
+    assert not bad.passed, str(bad)

@@ -64,3 +64,51 @@ def test_discovery_survives_a_stale_namespace_folder(tmp_path):
                        env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
     assert r.returncode == 0, r.stderr
     assert "analytic_gaussian" in r.stdout and "audit_harness_selftest" in r.stdout, r.stdout
+
+
+def test_audit_list_names_every_registered_audit():
+    r = run("audit", "--list")
+    assert r.returncode == 0, r.stderr
+    head, *rows = [line for line in r.stdout.splitlines() if line and not line.startswith("-")]
+    assert head.split()[:5] == ["name", "mechanism", "relation", "variants", "source"]
+    for name in ("laplace", "exponential", "gaussian"):
+        (row,) = [line for line in rows if line.startswith(name + " ")]
+        assert "substitute" in row and "correct, half_noise" in row
+
+
+def test_audit_prints_bounds_next_to_the_claim():
+    r = run("audit", "laplace", "--trials", "2e4", "--no-progress")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "20,000 runs per side" in r.stdout and "2 of 2 variants as expected" in r.stdout
+    table = r.stdout[r.stdout.index("variant"):].splitlines()
+    assert table[0].split()[:9] == ["variant", "claim", "eps", "lower", "(CP)", "delta", "lower", "exact", "eps"]
+    correct, half = (line.split() for line in table[2:4])
+    assert correct[:2] == ["correct", "(1,"] and correct[5:8] == ["1.000", "pass", "OK"]
+    assert half[0] == "half_noise" and half[5:8] == ["2.000", "caught", "OK"]
+    assert float(correct[3]) <= 1.0 < float(half[3])  # the CP bound: below the claim, above it for the mutant
+
+
+def test_audit_trials_accepts_float_notation_and_refuses_fractions():
+    r = run("audit", "laplace", "--trials", "1.5", "--no-progress")
+    assert r.returncode == 2 and "whole number" in r.stderr
+
+
+def test_unknown_audit_is_a_clear_error():
+    r = run("audit", "no_such_audit")
+    assert r.returncode == 2 and "unknown audit 'no_such_audit'" in r.stderr and "laplace" in r.stderr
+
+
+def test_scheduler_without_the_extra_names_the_install_command():
+    code = ("import sys; sys.modules['distributed'] = None\n"
+            "from dplit.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+    for args in (["audit", "laplace", "--scheduler", "tcp://127.0.0.1:8786"],
+                 ["verify", "--only", "analytic_gaussian", "--scheduler", "tcp://127.0.0.1:8786"]):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 2 and 'pip install "dplit[distributed]"' in r.stderr, r.stderr
+
+
+def test_zero_jobs_is_a_usage_error_not_a_traceback():
+    for cmd in ("verify", "audit"):
+        r = run(cmd, "--jobs", "0")
+        assert r.returncode == 2 and "--jobs" in r.stderr and "Traceback" not in r.stderr, r.stderr
