@@ -29,7 +29,7 @@ __all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kerne
            'verify_s22_vectorised', 'symmetric_noise', 'sinc_data', 'covariance_curve', 'plot_covariance_curve',
            'verify_noise_aware_covariance', 'pd_frequency', 'verify_regulariser_pd', 'DPGPResult', 'dpgp_inference',
            'DPSparseGPRegressor', 'bench_dpgp_release', 'gp_function_sampler', 'calibration_experiment',
-           'plot_calibration']
+           'plot_calibration', 'gaussian_pair_epsilon', 'verify_dpgp_audit_pair']
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
@@ -2141,3 +2141,104 @@ def plot_calibration(res: dict):
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/40_dpgp.ipynb #aud-36530e36
+from .audit import AuditCase, register_audit
+from .mechanisms import gaussian_log_delta
+
+
+def gaussian_pair_epsilon(distance: float, delta: float) -> float:
+    """Exact epsilon at `delta` of two Gaussians with the same covariance whose means are
+    `distance` apart in Mahalanobis norm (Balle & Wang 2018, Thm 8).
+
+    Parameters
+    ----------
+    distance : float
+        Mahalanobis distance of the two means, > 0.
+    delta : float
+        The delta at which epsilon is read, in (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest epsilon >= 0 with delta(epsilon) <= `delta`.
+    """
+    from scipy.optimize import brentq
+    r, dlt = check_positive(distance, "distance"), check_delta(delta, positive=True)
+    f = lambda e: gaussian_log_delta(1.0, r, e) - math.log(dlt)
+    if f(1e-12) <= 0:
+        return 0.0
+    return float(brentq(f, 1e-12, 1.0 + r * r / 2 + 10 * r, xtol=1e-12))
+
+# %% ../nbs/40_dpgp.ipynb #aud-62bad539
+def _dpgp_audit_pair(R_k, R_y, c, d, n_common=5, seed=0):
+    "The maximiser of Lemma 5 as one substituted entry beside `n_common` random common rows."
+    g = np.random.default_rng(seed)
+    k, y, k2, y2 = _adversarial_pair(R_k, R_y, c, d)
+    CK, cy = _ball(g, n_common, d, R_k), g.uniform(-R_y, R_y, n_common)
+    return (np.vstack([CK, k]), np.r_[cy, y]), (np.vstack([CK, k2]), np.r_[cy, y2])
+
+
+def _dpgp_mean(D, c):
+    "The rescaled noiseless release [A; c vech(B)] of a dataset (Kxz, y)."
+    A, B = sufficient_statistics(*D)
+    return np.r_[A, c * vech_scaled(B)]
+
+
+def _dpgp_variant_noise(noise, variant):
+    "Noise scales of a variant: correct, half_noise, or Eq 6 with its factors 2 dropped."
+    if variant == "half_noise":
+        sa = noise.sigma_a / 2
+    elif variant == "eq6_factor2_dropped":
+        R_k, R_y, q = noise.R_k, noise.R_y, noise.c**2
+        D = math.sqrt(R_y**4 / (2 * q) + R_y**2 * R_k**2 + q * R_k**4)
+        sa = analytic_gaussian_sigma(D, noise.epsilon, noise.delta)
+    else:
+        sa = noise.sigma_a
+    return DPGPNoise(sa, sa / noise.c, noise.sensitivity, noise.R_k, noise.R_y, noise.c,
+                     noise.epsilon, noise.delta)
+
+# %% ../nbs/40_dpgp.ipynb #aud-48dfd56d
+@register_audit("dpgp_release", "DP-GP release [A; B-hat] (Honkela 2021, Alg 1), (1, 1e-2), "
+                "substitute", "Honkela (2021), Eq 5-6, Lemma 5")
+def _audit_dpgp_release(full: bool = False) -> AuditCase:
+    R_k, R_y, c, d, eps, dlt = 1.0, 1.0, 1.0, 3, 1.0, 1e-2
+    noise = dpgp_noise_scales(R_k, R_y, c, eps, dlt)
+    D0, D1 = _dpgp_audit_pair(R_k, R_y, c, d)
+    m0 = _dpgp_mean(D0, c)
+    u = _dpgp_mean(D1, c) - m0
+    dist = np.linalg.norm(u)
+    scale = np.r_[np.ones(d), c * np.ones(d * (d + 1) // 2)]
+    stat = lambda out: (out * scale - m0) @ (u / dist)
+    variants, exact = {}, {}
+    for v in ("correct", "half_noise", "eq6_factor2_dropped"):
+        nv = _dpgp_variant_noise(noise, v)
+        variants[v] = (lambda nv: lambda D, g, n: stat(
+            release_statistics(*D, nv, rng=g, size=n).value))(nv)
+        exact[v] = gaussian_pair_epsilon(dist / nv.sigma_a, dlt)
+    return AuditCase(variants, D0, D1, epsilon=eps, delta=dlt, relation="substitute",
+                     pair="Lemma 5's maximiser: moves [A; c B-hat] by exactly Delta (search above)",
+                     vectorized=True, n_trials=1_000_000 if full else 200_000, exact=exact)
+
+# %% ../nbs/40_dpgp.ipynb #aud-ea54df64
+@register_check("dpgp_audit_pair", "the DP-GP audit pair's exact loss is in [0.999 eps, eps]",
+                source="Honkela (2021), Lemma 5; Balle & Wang (2018), Thm 8")
+def verify_dpgp_audit_pair(full: bool = False, rng=None) -> dict:
+    """The exact loss of the registered DP-GP audit pair, as a fraction of the claimed epsilon.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused (the check is exact).
+
+    Returns
+    -------
+    dict
+        ``measured``, ``tolerance`` and ``passed``.
+    """
+    case = _audit_dpgp_release()
+    f = case.exact["correct"] / case.epsilon
+    return dict(measured=f"exact loss {f:.5f} eps", tolerance="0.999 <= loss / eps <= 1 + 1e-9",
+                passed=0.999 <= f <= 1 + 1e-9)
