@@ -5,6 +5,7 @@
 # %% ../nbs/53_bss_experiments.ipynb #c002a1b2
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -15,7 +16,7 @@ from .bss import (ExhaustiveSearch, _effective_delta, mistakes_sample, top_r_sam
 from .bss_baselines import (l1_scorer, mcmc_chains, mcmc_temperature, samp_agg_sample,
                                  samp_agg_scale, samp_agg_votes)
 from .bss_mip import MIPSearch, bss_data
-from .core import as_rng, check_int, spawn_rngs
+from .core import as_rng, check_int, run_sweep
 
 # %% auto #0
 __all__ = ['METHODS_LS', 'f1_scores', 'recovery_trial', 'recovery_sweep', 'recovery_summary']
@@ -106,23 +107,43 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=METHODS_LS, epsilon: 
     return rows
 
 # %% ../nbs/53_bss_experiments.ipynb #c013a1b2
+def _recovery_task(n, g, p, s, kw):
+    return recovery_trial(n, p, s, g, **kw)
+
+
 def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: int = 1,
-                   progress: bool = True, **kw) -> pd.DataFrame:
-    """`recovery_trial` for every n in `ns` and `trials` datasets each, in parallel (joblib) with
-    one generator per task from `spawn_rngs` (one seed), behind a tqdm progress bar.
+                   progress: bool = True, scheduler=None, **kw) -> pd.DataFrame:
+    """`recovery_trial` for every n in `ns` and `trials` datasets each, through the shared runner
+    `dplit.core.run_sweep` (one generator per task from one seed, a progress bar, joblib or Dask).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Sample sizes.
+    p, s : int
+        Number of features and support size.
+    trials : int, default 2
+        Datasets per n.
+    rng : int, Generator or None
+        The one seed of the sweep.
+    n_jobs : int, default 1
+        Local workers; the result does not depend on it.
+    progress : bool, default True
+        Show a progress bar.
+    scheduler : str or None
+        A Dask scheduler's address (see `run_sweep`).
+    **kw
+        Passed to `recovery_trial`.
 
     Returns
     -------
     DataFrame with one row per (trial, method, n).
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-    tasks = [(n, k) for n in ns for k in range(check_int(trials, "trials", low=1))]
-    gens = spawn_rngs(rng, len(tasks))
-    jobs = (delayed(recovery_trial)(n, p, s, gg, **kw) for (n, _), gg in zip(tasks, gens))
-    it = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    rows = [r for out in tqdm(it, total=len(tasks), disable=not progress) for r in out]
-    return pd.DataFrame(rows)
+    task = functools.partial(_recovery_task, p=p, s=s, kw=kw)
+    out = run_sweep(task, list(ns), repeats=check_int(trials, "trials", low=1), rng=rng,
+                    n_jobs=n_jobs, progress=progress, desc=f"recovery p={p}",
+                    scheduler=scheduler)
+    return pd.DataFrame([r for rows in out for r in rows])
 
 
 def recovery_summary(df: pd.DataFrame) -> pd.DataFrame:
