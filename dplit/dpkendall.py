@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_int, check_k
 from .core import check_positive, check_X_y, compose
+from .audit import register_audit
 from .kendall import KendallColumns, tau_hat_from_d2
 from .mechanisms import Release, peel_top_k
 from .verify import register_benchmark, register_check
@@ -24,7 +25,8 @@ from .verify import register_benchmark, register_check
 __all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'algorithm1_literal',
            'verify_algorithm1', 'DPKendallSelector', 'sub_lasso', 'SubLassoSelector', 'theorem38_data',
            'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
-           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'benchmark_table', 'bench_dpkendall']
+           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'benchmark_table',
+           'bench_dpkendall']
 
 # %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2
@@ -159,9 +161,11 @@ def _rounds(
     rng,
     size,
     sensitivities=(ROUND1_SENSITIVITY, LATER_SENSITIVITY),
+    history=(),
 ):
     """Algorithm 1 on precomputed scores: (size, k) selections. Runs sharing a history share one
-    Peel call per round.
+    Peel call per round. `history` fixes the first choices (no Peel call, no spend) so that the
+    audit can look at a later round given the past, as the composition proof does.
     """
     g = as_rng(rng)
     label = scorer.label()
@@ -175,7 +179,10 @@ def _rounds(
         nxt = []
         for rows, cand, acc in groups:
             u = label[cand] - (acc[cand] / (t - 1) if t > 1 else 0.0)
-            pick = cand[peel_top_k(u, 1, sens, eps / k, rng=g, size=len(rows)).value[:, 0]]
+            if t <= len(history):
+                pick = np.full(len(rows), history[t - 1])
+            else:
+                pick = cand[peel_top_k(u, 1, sens, eps / k, rng=g, size=len(rows)).value[:, 0]]
             out[rows, t - 1] = pick
             if t == k:
                 continue
@@ -824,6 +831,84 @@ def verify_dpkendall_audit(full: bool = False, rng=None) -> dict:
         tolerance="correct <= 1, mutant > 1",
         passed=ok.passed and not bad.passed,
     )
+
+# %% ../nbs/12_dpkendall.ipynb #d82cd52c
+def later_round_pair(n: int = 20, m: int = 10):
+    """Neighbours (add/remove) on which every round-2 utility given the history {s = 0} moves by
+    5/2, the most it can: feature 0 is X_s (a permutation with tau_hat(X_s, y) = 0), feature 1 is
+    A (= y), features 2.. are m copies of X_s.
+
+    Parameters
+    ----------
+    n : int, default 20
+        Records of X.
+    m : int, default 10
+        Number of B features.
+
+    Returns
+    -------
+    tuple
+        ``((X, y), (X', y'))``.
+    """
+    n, m = check_int(n, "n", low=4), check_int(m, "m", low=1)
+    (P, y), _ = audit_pair(n, 1)
+    xs = P[:, 1]                                   # n(n-1)/4 inversions: tau_hat(xs, y) = 0
+    X = np.column_stack([xs, y] + [xs] * m)
+    new = np.r_[-1.0, -1.0, np.full(m, float(n))]
+    return (X, y), (np.vstack([X, new]), np.r_[y, float(n)])
+
+
+def _round_law(data, history, k, eps, sens) -> np.ndarray:
+    "Exact law of the next round's choice given `history` (over the remaining features, in order)."
+    X, y = data
+    sc, d, t = KendallScorer(X, y), X.shape[1], len(history) + 1
+    cand = np.array([j for j in range(d) if j not in history])
+    acc = sum(_pair_row(sc, s, d) for s in history) if history else 0
+    u = sc.label()[cand] - (acc[cand] / (t - 1) if history else 0.0)
+    lp = eps / k * u / (2 * sens)
+    return np.exp(lp - np.logaddexp.reduce(lp))
+
+
+def _pair_row(sc, s, d) -> np.ndarray:
+    row = np.zeros(d)
+    rest = np.array([j for j in range(d) if j != s])
+    row[rest] = sc.pair(int(s), rest)
+    return row
+
+# %% ../nbs/12_dpkendall.ipynb #dfd5034a
+def _kendall_case(pair, history, k, eps, runs, relation_note, full):
+    "AuditCase of the round after `history` for {variant: (eps actually spent per round, sensitivity)}."
+    from dplit.audit import AuditCase, pmf_epsilon
+
+    t = len(history)
+
+    def run(e, sens):
+        sens_pair = (sens, LATER_SENSITIVITY) if t == 0 else (ROUND1_SENSITIVITY, sens)
+        return lambda data, g, n: _rounds(KendallScorer(*data), data[0].shape[1], t + 1, e * (t + 1) / k,
+                                          g, n, sensitivities=sens_pair, history=history)[:, t]
+
+    exact = {v: pmf_epsilon(_round_law(pair[0], history, k, e, s), _round_law(pair[1], history, k, e, s))
+             for v, (e, s) in runs.items()}
+    return AuditCase({v: run(*a) for v, a in runs.items()}, *pair, epsilon=eps / k,
+                     relation="add/remove", pair=relation_note, kind="discrete", vectorized=True,
+                     n_trials=1_000_000 if full else 200_000, exact=exact)
+
+
+@register_audit("dpkendall_round1", "DPKendall round 1 (Peel k=1 on |tau(X_j, y)|), k = 1, epsilon = 1",
+                "Dick, Gillenwater & Joseph (2023), Theorem 3.4 and Lemma 3.2")
+def _audit_dpkendall_round1(full: bool = False):
+    runs = {"correct": (1.0, ROUND1_SENSITIVITY), "half_noise": (2.0, ROUND1_SENSITIVITY),
+            "sens_3_4": (1.0, 0.75)}
+    return _kendall_case(audit_pair(), (), 1, 1.0, runs, "the tight pair of Lemma 3.2 (above)", full)
+
+
+@register_audit("dpkendall_round2", "DPKendall round 2 given the history {0}, k = 3, epsilon = 3",
+                "Dick, Gillenwater & Joseph (2023), Theorem 3.4")
+def _audit_dpkendall_round2(full: bool = False):
+    runs = {"correct": (3.0, LATER_SENSITIVITY), "later_sens_3_2": (3.0, 1.5),
+            "round_not_split": (9.0, LATER_SENSITIVITY)}
+    return _kendall_case(later_round_pair(), (0,), 3, 3.0, runs,
+                         "every round-2 utility moves by exactly 3 (constructed above)", full)
 
 # %% ../nbs/12_dpkendall.ipynb #83415edc
 def _bench_once(n, d, k, seed=0):
