@@ -5,6 +5,7 @@
 # %% ../nbs/12_dpkendall.ipynb #499285fe
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -25,8 +26,8 @@ from .verify import register_benchmark, register_check
 __all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'algorithm1_literal',
            'verify_algorithm1', 'DPKendallSelector', 'sub_lasso', 'SubLassoSelector', 'theorem38_data',
            'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
-           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'benchmark_table',
-           'bench_dpkendall']
+           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'sub_lasso_law',
+           'sub_lasso_pair', 'benchmark_table', 'bench_dpkendall']
 
 # %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2
@@ -421,7 +422,8 @@ def _lasso_votes(X, y, k, alpha):
     return v
 
 # %% ../nbs/12_dpkendall.ipynb #0e63ef11
-def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None) -> Release:
+def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
+              size=None) -> Release:
     """SubLasso (Dick, Gillenwater & Joseph 2023, Algorithm 2), epsilon-DP under add/remove.
 
     m Lasso fits on a random partition (independent uniform labels per record), top-k votes per
@@ -443,11 +445,14 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None)
         Lasso penalty.
     rng : numpy.random.Generator, int or None
         Seed or generator; the same seed gives the same output.
+    size : int or None
+        Number of independent runs (for the audit; runs with the same partition share its Lasso
+        fits); None for one.
 
     Returns
     -------
     Release
-        ``value``: the k indices in Peel's order; ``spend``: epsilon.
+        ``value``: the k indices in Peel's order (shape (size, k) with `size`); ``spend``: epsilon.
 
     Raises
     ------
@@ -460,12 +465,21 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None)
     m = check_int(m, "m", low=1)
     alpha = check_positive(alpha, "alpha")
     g = as_rng(rng)
-    labels = g.integers(0, m, X.shape[0])
-    V = sum(_lasso_votes(X[labels == i], y[labels == i], k, alpha) for i in range(m))
-    return Release(
-        peel_top_k(V.astype(float), k, 1.0, eps, rng=g).value,
-        PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove"),
-    )
+    spend = PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove")
+    if size is None:
+        labels = g.integers(0, m, X.shape[0])
+        V = sum(_lasso_votes(X[labels == i], y[labels == i], k, alpha) for i in range(m))
+        return Release(peel_top_k(V.astype(float), k, 1.0, eps, rng=g).value, spend)
+    labels = g.integers(0, m, (check_int(size, "size", low=1), X.shape[0]))
+    uniq, inv = np.unique(labels, axis=0, return_inverse=True)
+    V = np.array([sum(_lasso_votes(X[u == i], y[u == i], k, alpha) for i in range(m)) for u in uniq])
+    Vu, vinv = np.unique(V, axis=0, return_inverse=True)
+    vinv = vinv.ravel()[inv.ravel()]
+    out = np.empty((len(labels), k), np.int64)
+    for j, v in enumerate(Vu):
+        rows = np.flatnonzero(vinv == j)
+        out[rows] = peel_top_k(v.astype(float), k, 1.0, eps, rng=g, size=len(rows)).value
+    return Release(out, spend)
 
 # %% ../nbs/12_dpkendall.ipynb #2c7b958f
 class SubLassoSelector(_PrivateSelector):
@@ -909,6 +923,80 @@ def _audit_dpkendall_round2(full: bool = False):
             "round_not_split": (9.0, LATER_SENSITIVITY)}
     return _kendall_case(later_round_pair(), (0,), 3, 3.0, runs,
                          "every round-2 utility moves by exactly 3 (constructed above)", full)
+
+# %% ../nbs/12_dpkendall.ipynb #39b946ff
+def sub_lasso_law(X, y, k: int, epsilon, m: int, alpha: float = 0.05, partition: bool = True):
+    """Exact law of SubLasso's ordered output over `itertools.permutations(range(d), k)`: the
+    Plackett-Luce law of Peel on the votes, averaged over all m^n labellings (tiny n only).
+    `partition=False` is the mutant that fits every subset on all rows.
+
+    Parameters
+    ----------
+    X, y : array_like
+        The data (n <= 10 or so).
+    k : int
+        Number of features.
+    epsilon : float
+        Privacy parameter.
+    m : int
+        Number of subsets.
+    alpha : float, default 0.05
+        Lasso penalty.
+    partition : bool, default True
+        False: the no-partition mutant.
+
+    Returns
+    -------
+    numpy.ndarray
+        The probability of each ordered output.
+    """
+    import itertools
+    from dplit.gumbel import peel_law
+
+    X, y = check_X_y(X, y, min_rows=2)
+    n, cache, P = X.shape[0], {}, 0.0
+    labs = itertools.product(range(m), repeat=n) if partition else [(None,) * n]
+    for lab in labs:
+        lab = np.array(lab)
+        V = sum(_lasso_votes(X[lab == i], y[lab == i], k, alpha) if partition
+                else _lasso_votes(X, y, k, alpha) for i in range(m))
+        if tuple(V) not in cache:
+            cache[tuple(V)] = peel_law(V.astype(float), k, [epsilon / k] * k)
+        P = P + cache[tuple(V)]
+    return P / (m ** n if partition else 1)
+
+# %% ../nbs/12_dpkendall.ipynb #536d8063
+def sub_lasso_pair(n: int = 7, seed: int = 0):
+    "The SubLasso audit pair: y = feature 0, feature 1 a permutation; the added record (0, 50), 50."
+    x0 = np.arange(n, dtype=float)
+    X = np.column_stack([x0, np.random.default_rng(seed).permutation(n).astype(float)])
+    return (X, x0.copy()), (np.vstack([X, [0.0, 50.0]]), np.r_[x0, 50.0])
+
+
+@functools.lru_cache(maxsize=None)
+def _sub_lasso_exact(m: int = 2) -> dict:
+    "Exact losses of the SubLasso pair (cached: the enumeration takes seconds)."
+    from dplit.audit import pmf_epsilon
+
+    pair = sub_lasso_pair()
+    law = lambda e, part: [sub_lasso_law(*d, 1, e, m, partition=part) for d in pair]
+    return {"correct": pmf_epsilon(*law(1.0, True)), "half_noise": pmf_epsilon(*law(2.0, True)),
+            "no_partition": pmf_epsilon(*law(1.0, False))}
+
+
+@register_audit("sub_lasso", "SubLasso end to end, m = 2, k = 1, epsilon = 1",
+                "Dick, Gillenwater & Joseph (2023), Algorithm 2")
+def _audit_sub_lasso(full: bool = False):
+    from dplit.audit import AuditCase
+
+    pair, m = sub_lasso_pair(), 2
+    v = {"correct": lambda data, g, n: sub_lasso(*data, 1, 1.0, m=m, rng=g, size=n).value,
+         "half_noise": lambda data, g, n: sub_lasso(*data, 1, 2.0, m=m, rng=g, size=n).value}
+    exact = {k: e for k, e in _sub_lasso_exact(m).items() if k in v}
+    return AuditCase(v, *pair, epsilon=1.0, relation="add/remove",
+                     pair="one outlier record flips its subset's vote (constructed; m = 2 by search)",
+                     kind="discrete", vectorized=True, statistic=lambda o: np.asarray(o)[..., 0],
+                     n_trials=1_000_000 if full else 200_000, exact=exact)
 
 # %% ../nbs/12_dpkendall.ipynb #83415edc
 def _bench_once(n, d, k, seed=0):
