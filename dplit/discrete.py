@@ -21,7 +21,7 @@ __all__ = ['naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions',
            'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf', 'verify_discrete_samplers',
            'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
            'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
-           'discrete_gaussian_mechanism']
+           'discrete_gaussian_mechanism', 'verify_discrete_audit_pairs']
 
 # %% ../nbs/07_discrete.ipynb #69810e63
 _TWO53 = float(2**53)
@@ -588,3 +588,31 @@ def _audit_discrete_laplace_ties(full: bool = False):
                      pair="two values one grid step apart, each on a rounding tie",
                      kind="threshold", vectorized=True, n_trials=200_000 if full else 20_000,
                      exact=_dlap_exact(1, {"correct": 1.0}) | _dlap_exact(2, {"rint_rounding": 1.0}))
+
+# %% ../nbs/07_discrete.ipynb #7574115f
+@register_check(
+    "discrete_audit_pairs",
+    "the discrete Laplace audit pairs attain the claimed eps exactly; their mutants exceed it",
+    source="Canonne, Kamath & Steinke (2020)",
+)
+def verify_discrete_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered discrete Laplace pairs from the exact pmfs.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    ex = {"shift": _audit_discrete_laplace().exact, "ties": _audit_discrete_laplace_ties().exact}
+    ok = all(abs(e["correct"] - 1) < 1e-6 and min(v for k, v in e.items() if k != "correct") > 1
+             for e in ex.values())
+    return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
+                                   for n, e in ex.items()),
+                tolerance="correct = 1 (to 1e-6); every mutant > 1", passed=bool(ok))

@@ -27,7 +27,7 @@ __all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKen
            'verify_algorithm1', 'DPKendallSelector', 'sub_lasso', 'SubLassoSelector', 'theorem38_data',
            'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
            'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'sub_lasso_law',
-           'sub_lasso_pair', 'benchmark_table', 'bench_dpkendall']
+           'sub_lasso_pair', 'verify_dpkendall_audit_pairs', 'benchmark_table', 'bench_dpkendall']
 
 # %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2
@@ -997,6 +997,37 @@ def _audit_sub_lasso(full: bool = False):
                      pair="one outlier record flips its subset's vote (constructed; m = 2 by search)",
                      kind="discrete", vectorized=True, statistic=lambda o: np.asarray(o)[..., 0],
                      n_trials=1_000_000 if full else 200_000, exact=exact)
+
+# %% ../nbs/12_dpkendall.ipynb #12b8c50a
+@register_check(
+    "dpkendall_audit_pairs",
+    "the DPKendall round-1, round-2 and SubLasso audit pairs have exact loss in [0.5, 1] of the "
+    "claim; their mutants exceed it",
+    source="Dick, Gillenwater & Joseph (2023), Theorem 3.4 and Algorithm 2",
+)
+def verify_dpkendall_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered DPKendall and SubLasso pairs (claims: 1 for round 1 and
+    SubLasso, epsilon/k = 1 for round 2).
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    ex = {"round1": _audit_dpkendall_round1().exact, "round2": _audit_dpkendall_round2().exact,
+          "sub_lasso": _audit_sub_lasso().exact}
+    ok = all(0.5 <= e["correct"] <= 1 + 1e-9 and min(v for k, v in e.items() if k != "correct") > 1
+             for e in ex.values())
+    return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
+                                   for n, e in ex.items()),
+                tolerance="0.5 <= correct <= 1; every mutant > 1", passed=bool(ok))
 
 # %% ../nbs/12_dpkendall.ipynb #83415edc
 def _bench_once(n, d, k, seed=0):

@@ -26,8 +26,8 @@ from .verify import register_check
 __all__ = ['SENSITIVITY', 'METHODS', 'REAL_DATA', 'NonPrivateWarning', 'sis_scores', 'paper_transform', 'paper_scores',
            'clipped_scores', 'paper_counterexample', 'clipped_worst_pair', 'clipped_substitution_pair', 'dp_sis',
            'DPSISSelector', 'block_coefs', 'supports_from_coefs', 'block_supports', 'two_stage_top_k', 'top_k_accuracy',
-           'tgg', 'verify_dpsis_sensitivity', 'audit_dpsis', 'fig1_data', 'fig1_counts', 'synthetic_eq6',
-           'accuracy_sweep', 'verify_fig1', 'lasso_proxy', 'real_data_experiment']
+           'tgg', 'verify_dpsis_sensitivity', 'audit_dpsis', 'verify_dpsis_audit_pair', 'fig1_data', 'fig1_counts',
+           'synthetic_eq6', 'accuracy_sweep', 'verify_fig1', 'lasso_proxy', 'real_data_experiment']
 
 # %% ../nbs/21_dpsis.ipynb #dfd44a6e
 class NonPrivateWarning(UserWarning):
@@ -857,6 +857,35 @@ def _audit_dpsis_paper(full: bool = False):
     runs = {"correct": (1.0, "add/remove", "clipped"), "paper_scaling": (1.0, "add/remove", "paper")}
     return _dpsis_case(*paper_counterexample(20), 1, runs, "add/remove",
                        "one outlier row that rescales every column (the counterexample above)", full)
+
+# %% ../nbs/21_dpsis.ipynb #47be1c81
+@register_check(
+    "dpsis_audit_pair",
+    "the DP-SIS audit pairs (add/remove and substitution) have exact loss in [0.9 eps, eps]; "
+    "their mutants exceed eps",
+    source="Swope et al. (2024), Alg 1 with public clipping bounds; the Lipschitz chapter's search",
+)
+def verify_dpsis_audit_pair(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered DP-SIS pairs, from the quadrature on their clipped scores.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    ex = {n: b().exact for n, b in (("add/remove", _audit_dpsis), ("substitute", _audit_dpsis_substitute))}
+    ok = all(0.9 <= e["correct"] <= 1 + 1e-9 and min(v for k, v in e.items() if k != "correct") > 1
+             for e in ex.values())
+    return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
+                                   for n, e in ex.items()),
+                tolerance="0.9 <= correct <= 1 (eps = 1); every mutant > 1", passed=bool(ok))
 
 # %% ../nbs/21_dpsis.ipynb #f05e89a8
 def fig1_data(kind: str = "W1", N: int = 100, d: int = 100, noise_var: float = 0.1, rng=None):
