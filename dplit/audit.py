@@ -724,7 +724,8 @@ def _primitive_subtle(name: str, eps: float, delta: float) -> dict:
     if name == "laplace":
         return {"sens_3_4": lambda x, g, n: laplace_mechanism(x, 0.75, eps, rng=g, size=n).value}
     if name == "exponential":
-        return {"sens_3_4": lambda u, g, n: exponential_mechanism(u, 0.75, eps, rng=g, size=n).value,
+        return {"sens_3_4": lambda u, g, n: exponential_mechanism(u, 0.75, eps, rng=g,
+                                                                  size=n).value,
                 "monotonic_misuse": lambda u, g, n: exponential_mechanism(
                     u, 1.0, eps, monotonic=True, rng=g, size=n).value}
     sig = analytic_gaussian_sigma(1.0, eps, delta)

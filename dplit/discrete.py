@@ -541,7 +541,8 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
 # %% ../nbs/07_discrete.ipynb #1b5d080b
 def _scalar_dlap(sens, eps, gam, factor=1.0, rounding=None):
     """n independent scalar releases of `discrete_laplace_mechanism` in one call (the audit's
-    vectorised form); `factor` scales the noise and `rounding` replaces the grid rounding (mutants)."""
+    vectorised form); `factor` scales the noise and `rounding` replaces the grid rounding
+    (mutants)."""
     K = grid_sensitivity(sens, gam)
     rnd = (lambda x: grid_round(x, gam)) if rounding is None else rounding
 
@@ -564,7 +565,8 @@ def _dlap_exact(shift: int, scales: dict) -> dict:
     return out
 
 # %% ../nbs/07_discrete.ipynb #15dd998d
-@register_audit("discrete_laplace", "discrete Laplace mechanism, Delta = 1, gamma = 1/4, epsilon = 1",
+@register_audit("discrete_laplace",
+                "discrete Laplace mechanism, Delta = 1, gamma = 1/4, epsilon = 1",
                 "Canonne, Kamath & Steinke (2020)")
 def _audit_discrete_laplace(full: bool = False):
     from dplit.audit import AuditCase
@@ -574,10 +576,12 @@ def _audit_discrete_laplace(full: bool = False):
     return AuditCase(v, 0.0, 1.0, epsilon=1.0, relation="substitute",
                      pair="the scalar moves by its sensitivity: 4 grid steps, tail ratio e^eps",
                      kind="threshold", vectorized=True, n_trials=200_000 if full else 20_000,
-                     exact=_dlap_exact(4, {"correct": 4.0, "half_noise": 2.0, "no_grid_units": 1.0}))
+                     exact=_dlap_exact(4, {"correct": 4.0, "half_noise": 2.0,
+                                           "no_grid_units": 1.0}))
 
 
-@register_audit("discrete_laplace_ties", "discrete Laplace mechanism, Delta = gamma = 1/4, tie values",
+@register_audit("discrete_laplace_ties",
+                "discrete Laplace mechanism, Delta = gamma = 1/4, tie values",
                 "Canonne, Kamath & Steinke (2020)")
 def _audit_discrete_laplace_ties(full: bool = False):
     from dplit.audit import AuditCase
@@ -587,7 +591,8 @@ def _audit_discrete_laplace_ties(full: bool = False):
     return AuditCase(v, 0.125, 0.375, epsilon=1.0, relation="substitute",
                      pair="two values one grid step apart, each on a rounding tie",
                      kind="threshold", vectorized=True, n_trials=200_000 if full else 20_000,
-                     exact=_dlap_exact(1, {"correct": 1.0}) | _dlap_exact(2, {"rint_rounding": 1.0}))
+                     exact=_dlap_exact(1, {"correct": 1.0}) | _dlap_exact(2,
+                                                                          {"rint_rounding": 1.0}))
 
 # %% ../nbs/07_discrete.ipynb #7574115f
 @register_check(

@@ -472,7 +472,8 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
         return Release(peel_top_k(V.astype(float), k, 1.0, eps, rng=g).value, spend)
     labels = g.integers(0, m, (check_int(size, "size", low=1), X.shape[0]))
     uniq, inv = np.unique(labels, axis=0, return_inverse=True)
-    V = np.array([sum(_lasso_votes(X[u == i], y[u == i], k, alpha) for i in range(m)) for u in uniq])
+    V = np.array([sum(_lasso_votes(X[u == i], y[u == i], k,
+                                   alpha) for i in range(m)) for u in uniq])
     Vu, vinv = np.unique(V, axis=0, return_inverse=True)
     vinv = vinv.ravel()[inv.ravel()]
     out = np.empty((len(labels), k), np.int64)
@@ -891,29 +892,33 @@ def _pair_row(sc, s, d) -> np.ndarray:
 
 # %% ../nbs/12_dpkendall.ipynb #dfd5034a
 def _kendall_case(pair, history, k, eps, runs, relation_note, full):
-    "AuditCase of the round after `history` for {variant: (eps actually spent per round, sensitivity)}."
+    "AuditCase of the round after `history`; runs = {variant: (eps spent per round, sensitivity)}."
     from dplit.audit import AuditCase, pmf_epsilon
 
     t = len(history)
 
     def run(e, sens):
         sens_pair = (sens, LATER_SENSITIVITY) if t == 0 else (ROUND1_SENSITIVITY, sens)
-        return lambda data, g, n: _rounds(KendallScorer(*data), data[0].shape[1], t + 1, e * (t + 1) / k,
+        return lambda data, g, n: _rounds(KendallScorer(*data), data[0].shape[1], t + 1,
+                                          e * (t + 1) / k,
                                           g, n, sensitivities=sens_pair, history=history)[:, t]
 
-    exact = {v: pmf_epsilon(_round_law(pair[0], history, k, e, s), _round_law(pair[1], history, k, e, s))
+    exact = {v: pmf_epsilon(_round_law(pair[0], history, k, e, s), _round_law(pair[1], history,
+                                                                              k, e, s))
              for v, (e, s) in runs.items()}
     return AuditCase({v: run(*a) for v, a in runs.items()}, *pair, epsilon=eps / k,
                      relation="add/remove", pair=relation_note, kind="discrete", vectorized=True,
                      n_trials=1_000_000 if full else 200_000, exact=exact)
 
 
-@register_audit("dpkendall_round1", "DPKendall round 1 (Peel k=1 on |tau(X_j, y)|), k = 1, epsilon = 1",
+@register_audit("dpkendall_round1",
+                "DPKendall round 1 (Peel k=1 on |tau(X_j, y)|), k = 1, epsilon = 1",
                 "Dick, Gillenwater & Joseph (2023), Theorem 3.4 and Lemma 3.2")
 def _audit_dpkendall_round1(full: bool = False):
     runs = {"correct": (1.0, ROUND1_SENSITIVITY), "half_noise": (2.0, ROUND1_SENSITIVITY),
             "sens_3_4": (1.0, 0.75)}
-    return _kendall_case(audit_pair(), (), 1, 1.0, runs, "the tight pair of Lemma 3.2 (above)", full)
+    return _kendall_case(audit_pair(), (), 1, 1.0, runs, "the tight pair of Lemma 3.2 (above)",
+                         full)
 
 
 @register_audit("dpkendall_round2", "DPKendall round 2 given the history {0}, k = 3, epsilon = 3",
@@ -994,7 +999,7 @@ def _audit_sub_lasso(full: bool = False):
          "half_noise": lambda data, g, n: sub_lasso(*data, 1, 2.0, m=m, rng=g, size=n).value}
     exact = {k: e for k, e in _sub_lasso_exact(m).items() if k in v}
     return AuditCase(v, *pair, epsilon=1.0, relation="add/remove",
-                     pair="one outlier record flips its subset's vote (constructed; m = 2 by search)",
+                     pair="one outlier record flips its subset's vote (m = 2 by search)",
                      kind="discrete", vectorized=True, statistic=lambda o: np.asarray(o)[..., 0],
                      n_trials=1_000_000 if full else 200_000, exact=exact)
 

@@ -842,21 +842,24 @@ def _audit_dpsis(full: bool = False):
                        "the Lipschitz audit pair as data: every score moves by exactly 1", full)
 
 
-@register_audit("dpsis_substitute", "DP-SIS, clipped scores, substitution, d = 9, k = 3, epsilon = 1",
+@register_audit("dpsis_substitute",
+                "DP-SIS, clipped scores, substitution, d = 9, k = 3, epsilon = 1",
                 "Swope et al. (2024), Alg 1 with public clipping bounds")
 def _audit_dpsis_substitute(full: bool = False):
     runs = {"correct": (1.0, "substitute", "clipped"), "half_noise": (2.0, "substitute", "clipped"),
             "add_remove_sensitivity": (1.0, "add/remove", "clipped")}
     return _dpsis_case(*clipped_substitution_pair(), AUDIT_PAIRS[0.5][0], runs, "substitute",
-                       "the Lipschitz audit pair times 2 plus 2: every score moves by exactly 2", full)
+                       "the Lipschitz pair times 2 plus 2: every score moves by exactly 2", full)
 
 
-@register_audit("dpsis_paper", "DP-SIS (clipped) vs Alg 1's data-dependent scaling, k = 1, epsilon = 1",
+@register_audit("dpsis_paper",
+                "DP-SIS (clipped) vs Alg 1's data-dependent scaling, k = 1, epsilon = 1",
                 "Swope et al. (2024), Alg 1 (the sensitivity claim refuted above)")
 def _audit_dpsis_paper(full: bool = False):
-    runs = {"correct": (1.0, "add/remove", "clipped"), "paper_scaling": (1.0, "add/remove", "paper")}
+    runs = {"correct": (1.0, "add/remove", "clipped"), "paper_scaling": (1.0, "add/remove",
+                                                                         "paper")}
     return _dpsis_case(*paper_counterexample(20), 1, runs, "add/remove",
-                       "one outlier row that rescales every column (the counterexample above)", full)
+                       "one outlier row rescales every column (the counterexample)", full)
 
 # %% ../nbs/21_dpsis.ipynb #47be1c81
 @register_check(
@@ -880,7 +883,8 @@ def verify_dpsis_audit_pair(full: bool = False, rng=None) -> dict:
     dict
         ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
     """
-    ex = {n: b().exact for n, b in (("add/remove", _audit_dpsis), ("substitute", _audit_dpsis_substitute))}
+    ex = {n: b().exact for n, b in (("add/remove", _audit_dpsis), ("substitute",
+                                                                   _audit_dpsis_substitute))}
     ok = all(0.9 <= e["correct"] <= 1 + 1e-9 and min(v for k, v in e.items() if k != "correct") > 1
              for e in ex.values())
     return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())

@@ -510,7 +510,8 @@ def _peel_rounds(c, eps_rounds, rng, size) -> np.ndarray:
     for t in range(k):
         nxt = []
         for rows, rem in groups:
-            pick = rem[exponential_mechanism(c[rem], 1.0, eps_rounds[t], rng=g, size=len(rows)).value]
+            pick = rem[exponential_mechanism(c[rem], 1.0, eps_rounds[t], rng=g,
+                                             size=len(rows)).value]
             out[rows, t] = pick
             nxt += [(rows[pick == i], rem[rem != i]) for i in np.unique(pick)]
         groups = nxt

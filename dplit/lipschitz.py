@@ -1367,7 +1367,8 @@ def verify_recovery_bound(full: bool = False, rng=None) -> dict:
 # Hardest neighbours found by search (the searches are in the chapter), every score moved by
 # exactly the sensitivity: {gamma: (k, x, x', the output set whose probability ratio is largest)}.
 AUDIT_PAIRS = {
-    0.5: (3, np.array([2.0, 2, 2, 4, 4, 4, 2, 2, 2]), np.array([1.0, 1, 1, 5, 3, 5, 1, 1, 3]), (3, 5, 8)),
+    0.5: (3, np.array([2.0, 2, 2, 4, 4, 4, 2, 2, 2]), np.array([1.0, 1, 1, 5, 3, 5, 1, 1, 3]),
+          (3, 5, 8)),
     0.0: (2, np.array([2.0, 0.0, 0.0, 0.0]), np.array([3.0, -1.0, -1.0, -1.0]), (1, 2)),
 }
 
@@ -1431,7 +1432,8 @@ def _lipschitz_exact(k, x0, x1, gam, runs) -> dict:
                            lipschitz_subset_probs(x1, k, e, gam, s)) for v, (e, s) in runs.items()}
 
 
-@register_audit("lipschitz_top_k", "canonical Lipschitz top-k (gamma = 1/2, d = 9, k = 3), epsilon = 1",
+@register_audit("lipschitz_top_k",
+                "canonical Lipschitz top-k (gamma = 1/2, d = 9, k = 3), epsilon = 1",
                 "Swope et al. (2024), Def A.1; Shekelyan & Loukides (2022)")
 def _audit_lipschitz(full: bool = False):
     from dplit.audit import AuditCase
@@ -1453,8 +1455,8 @@ def _audit_lipschitz(full: bool = False):
     source="Swope et al. (2024), Def A.1 (epsilon-DP); the search of this chapter",
 )
 def verify_lipschitz_audit_pair(full: bool = False, rng=None) -> dict:
-    """Exact loss of `AUDIT_PAIRS[0.5]` by quadrature at eps in {0.5, 1, 2}: at least 0.9 eps (the pair
-    is hard) and at most eps (the guarantee); the 2-eps run must exceed eps.
+    """Exact loss of `AUDIT_PAIRS[0.5]` by quadrature at eps in {0.5, 1, 2}: at least 0.9 eps
+    (the pair is hard) and at most eps (the guarantee); the 2-eps run must exceed eps.
 
     Parameters
     ----------
