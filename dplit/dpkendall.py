@@ -933,8 +933,8 @@ def _kendall_case(pair, history, k, eps, runs, relation_note, full):
 def _audit_dpkendall_round1(full: bool = False):
     runs = {"correct": (1.0, ROUND1_SENSITIVITY), "half_noise": (2.0, ROUND1_SENSITIVITY),
             "sens_3_4": (1.0, 0.75)}
-    return _kendall_case(audit_pair(), (), 1, 1.0, runs, "the tight pair of Lemma 3.2 (above)",
-                         full)
+    return _kendall_case(audit_pair(20, 2), (), 1, 1.0, runs,
+                         "the tight pair of Lemma 3.2 (above), n = 20, two B", full)
 
 
 @register_audit("dpkendall_round2", "DPKendall round 2 given the history {0}, k = 3, epsilon = 3",
@@ -943,7 +943,7 @@ def _audit_dpkendall_round2(full: bool = False):
     runs = {"correct": (3.0, LATER_SENSITIVITY), "later_sens_3_2": (3.0, 1.5),
             "round_not_split": (9.0, LATER_SENSITIVITY)}
     note = "every round-2 utility moves by 5/2, the most it can (constructed above)"
-    return _kendall_case(later_round_pair(), (0,), 3, 3.0, runs, note, full)
+    return _kendall_case(later_round_pair(20, 2), (0,), 3, 3.0, runs, note, full)
 
 # %% ../nbs/12_dpkendall.ipynb #39b946ff
 def sub_lasso_law(X, y, k: int, epsilon, m: int, alpha: float = 0.05, partition: bool = True):
@@ -1022,8 +1022,8 @@ def _audit_sub_lasso(full: bool = False):
 # %% ../nbs/12_dpkendall.ipynb #12b8c50a
 @register_check(
     "dpkendall_audit_pairs",
-    "the DPKendall round-1, round-2 and SubLasso audit pairs have exact loss in [0.5, 1] of the "
-    "claim; their mutants exceed it",
+    "the DPKendall round-1 and round-2 audit pairs have exact loss in [0.7, 1] of the claim, "
+    "SubLasso's in [0.5, 1]; their mutants exceed it",
     source="Dick, Gillenwater & Joseph (2023), Theorem 3.4 and Algorithm 2",
 )
 def verify_dpkendall_audit_pairs(full: bool = False, rng=None) -> dict:
@@ -1044,11 +1044,13 @@ def verify_dpkendall_audit_pairs(full: bool = False, rng=None) -> dict:
     """
     ex = {"round1": _audit_dpkendall_round1().exact, "round2": _audit_dpkendall_round2().exact,
           "sub_lasso": _audit_sub_lasso().exact}
-    ok = all(0.5 <= e["correct"] <= 1 + 1e-9 and min(v for k, v in e.items() if k != "correct") > 1
-             for e in ex.values())
+    low = {"round1": 0.7, "round2": 0.7, "sub_lasso": 0.5}  # rounds: at most 5/6 on any pair
+    mut = lambda e: min(v for k, v in e.items() if k != "correct")
+    ok = all(low[n] <= e["correct"] <= 1 + 1e-9 and mut(e) > 1 for n, e in ex.items())
     return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
                                    for n, e in ex.items()),
-                tolerance="0.5 <= correct <= 1; every mutant > 1", passed=bool(ok))
+                tolerance="0.7 (rounds), 0.5 (SubLasso) <= correct <= 1; mutants > 1",
+                passed=bool(ok))
 
 # %% ../nbs/12_dpkendall.ipynb #83415edc
 def _bench_once(n, d, k, seed=0):
