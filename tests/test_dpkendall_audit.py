@@ -72,3 +72,30 @@ def test_sub_lasso_size_path_is_the_shipped_mechanism():
         assert z(sub_lasso_law(*data, 1, 1.0, 2)[1]) < 4.5
         if i == 0:  # on D1 the two features are near a tie at every eps
             assert z(sub_lasso_law(*data, 1, 2.0, 2)[1]) > 10
+
+
+def test_round2_audit_law_is_dp_kendalls_law():
+    """The round-2 audit samples `_rounds(..., history=(0,))` and its exact losses come from `_round_law`. Tie the
+    three together: (a) the registered correct variant's draws fit `_round_law` given {0}; (b) real dp_kendall runs
+    (k = 3), conditioned on their first pick, fit `_round_law` given that pick; (c) the same test rejects the law at
+    the later-round sensitivity 3/2 (so it can fail)."""
+    from scipy import stats
+    from dplit.audit import registered_audits
+    from dplit.dpkendall import LATER_SENSITIVITY, _round_law, later_round_pair
+
+    def p_fit(draws, law, labels):
+        obs = np.array([(draws == j).sum() for j in labels])
+        return stats.chisquare(obs, law * obs.sum()).pvalue
+
+    case = registered_audits()["dpkendall_round2"].build()
+    d0 = case.d0
+    law0 = _round_law(d0, (0,), 3, 3.0, LATER_SENSITIVITY)
+    rest0 = np.arange(1, d0[0].shape[1])
+    draws = case.variants["correct"](d0, np.random.default_rng(1), 40_000)
+    assert p_fit(draws, law0, rest0) > 1e-4
+    assert p_fit(draws, _round_law(d0, (0,), 3, 3.0, 1.5), rest0) < 1e-10
+    runs = dp_kendall(*d0, 3, 3.0, rng=2, size=40_000).value
+    first = np.bincount(runs[:, 0]).argmax()
+    rest = np.array([j for j in range(d0[0].shape[1]) if j != first])
+    law = _round_law(d0, (int(first),), 3, 3.0, LATER_SENSITIVITY)
+    assert p_fit(runs[runs[:, 0] == first, 1], law, rest) > 1e-4
