@@ -763,25 +763,52 @@ def pmf_epsilon(p0, p1, delta: float = 0.0) -> float:
     return hi
 
 # %% ../nbs/03_audit.ipynb #bd0478ed
-def _primitive_exact(name: str, eps: float, delta: float, d: int = 100) -> dict:
-    "Exact epsilon of the primitive pairs for the correct and half-noise variants."
+def _gauss_eps(sigma: float, delta: float) -> float:
+    "Exact epsilon of the Gaussian pair 0 vs 1 with noise sigma, at `delta`."
+    from scipy.optimize import brentq
+    return brentq(lambda e: gaussian_log_delta(sigma, 1.0, e) - math.log(delta), 1e-9, 60)
+
+
+def _primitive_subtle(name: str, eps: float, delta: float) -> dict:
+    """The subtle mutants of the primitives: ``{variant: (mechanism, noise parameter)}``.
+
+    `sens_3_4`: the sensitivity of a mean of n = 3 values in [0, 1] taken as 1/(n+1) instead of 1/n
+    (scaled by n: 3/4 instead of 1), an off-by-one in the denominator. `monotonic_misuse`: the
+    exponential mechanism told its utility is monotone (factor 2 dropped) when it is not.
+    `std_as_variance`: the Gaussian noise drawn with standard deviation sqrt(sigma), as if sigma
+    were the variance.
+    """
     if name == "laplace":
-        return {"correct": eps, "half_noise": 2 * eps}
+        return {"sens_3_4": lambda x, g, n: laplace_mechanism(x, 0.75, eps, rng=g, size=n).value}
+    if name == "exponential":
+        return {"sens_3_4": lambda u, g, n: exponential_mechanism(u, 0.75, eps, rng=g,
+                                                                  size=n).value,
+                "monotonic_misuse": lambda u, g, n: exponential_mechanism(
+                    u, 1.0, eps, monotonic=True, rng=g, size=n).value}
+    sig = analytic_gaussian_sigma(1.0, eps, delta)
+    return {"std_as_variance": lambda x, g, n: x + g.normal(0.0, math.sqrt(sig), size=n)}
+
+
+def _primitive_exact(name: str, eps: float, delta: float, d: int = 100) -> dict:
+    "Exact epsilon of the primitive pairs for every variant."
+    if name == "laplace":
+        return {"correct": eps, "half_noise": 2 * eps, "sens_3_4": eps / 0.75}
     if name == "exponential":
         u0 = np.zeros(d)
         u0[0] = 1.0
-        p = lambda u, e: np.exp(exponential_log_probs(u, 1.0, e))
-        return {v: pmf_epsilon(p(u0, e), p(1.0 - u0, e)) for v, e in
-                (("correct", eps), ("half_noise", 2 * eps))}
-    from scipy.optimize import brentq
+        p = lambda u, s, e, m=False: np.exp(exponential_log_probs(u, s, e, monotonic=m))
+        runs = {"correct": (1.0, eps, False), "half_noise": (1.0, 2 * eps, False),
+                "sens_3_4": (0.75, eps, False), "monotonic_misuse": (1.0, eps, True)}
+        return {v: pmf_epsilon(p(u0, *a), p(1.0 - u0, *a)) for v, a in runs.items()}
     sig = analytic_gaussian_sigma(1.0, eps, delta)
-    solve = lambda s: brentq(lambda e: gaussian_log_delta(s, 1.0, e) - math.log(delta), 1e-9, 60)
-    return {"correct": solve(sig), "half_noise": solve(sig / 2)}
+    return {"correct": _gauss_eps(sig, delta), "half_noise": _gauss_eps(sig / 2, delta),
+            "std_as_variance": _gauss_eps(math.sqrt(sig), delta)}
 
 
 def _primitive_case(name: str, full: bool = False) -> AuditCase:
     mech, mut, d0, d1, dlt = primitive_audit_cases(1.0)[name]
-    return AuditCase({"correct": mech, "half_noise": mut}, d0, d1, epsilon=1.0, delta=dlt,
+    variants = {"correct": mech, "half_noise": mut, **_primitive_subtle(name, 1.0, 1e-5)}
+    return AuditCase(variants, d0, d1, epsilon=1.0, delta=dlt,
                      relation="substitute", pair="the worst-case pair of the section above",
                      kind="discrete" if name == "exponential" else "threshold",
                      vectorized=True, n_trials=2_000_000 if full else 200_000,

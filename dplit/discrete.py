@@ -12,6 +12,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_delta, check_epsilon, check_int, check_positive
+from .audit import register_audit
 from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_check
 
@@ -20,7 +21,7 @@ __all__ = ['naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions',
            'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf', 'verify_discrete_samplers',
            'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
            'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
-           'discrete_gaussian_mechanism']
+           'discrete_gaussian_mechanism', 'verify_discrete_audit_pairs']
 
 # %% ../nbs/07_discrete.ipynb #69810e63
 _TWO53 = float(2**53)
@@ -536,3 +537,87 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
     z = discrete_gaussian(sigma2_up(s), size=max(1, ints.size), rng=rng)
     out = gam * (ints + z.reshape(ints.shape)).astype(float)
     return Release(out, PrivacySpend(eps, dlt, "discrete gaussian", relation))
+
+# %% ../nbs/07_discrete.ipynb #1b5d080b
+def _scalar_dlap(sens, eps, gam, factor=1.0, rounding=None):
+    """n independent scalar releases of `discrete_laplace_mechanism` in one call (the audit's
+    vectorised form); `factor` scales the noise and `rounding` replaces the grid rounding
+    (mutants)."""
+    K = grid_sensitivity(sens, gam)
+    rnd = (lambda x: grid_round(x, gam)) if rounding is None else rounding
+
+    def run(x, g, n):
+        return gam * (rnd(x) + discrete_laplace(Fraction(K) / Fraction(eps) * Fraction(factor),
+                                                size=n, rng=g))
+    return run
+
+
+def _dlap_exact(shift: int, scales: dict) -> dict:
+    "Exact loss of a shift by `shift` grid steps for each {variant: discrete Laplace scale}."
+    from dplit.audit import pmf_epsilon
+
+    y = np.arange(-600, 601)
+    pm = lambda c, t: np.exp(discrete_log_pmf(y - c, "laplace", t))
+    out = {}
+    for v, t in scales.items():
+        p0, p1 = pm(0, t), pm(shift, t)
+        out[v] = pmf_epsilon(p0 / p0.sum(), p1 / p1.sum())
+    return out
+
+# %% ../nbs/07_discrete.ipynb #15dd998d
+@register_audit("discrete_laplace",
+                "discrete Laplace mechanism, Delta = 1, gamma = 1/4, epsilon = 1",
+                "Canonne, Kamath & Steinke (2020)")
+def _audit_discrete_laplace(full: bool = False):
+    from dplit.audit import AuditCase
+
+    v = {"correct": _scalar_dlap(1.0, 1.0, 0.25), "half_noise": _scalar_dlap(1.0, 1.0, 0.25, 0.5),
+         "no_grid_units": _scalar_dlap(1.0, 1.0, 0.25, 0.25)}
+    return AuditCase(v, 0.0, 1.0, epsilon=1.0, relation="substitute",
+                     pair="the scalar moves by its sensitivity: 4 grid steps, tail ratio e^eps",
+                     kind="threshold", vectorized=True, n_trials=200_000 if full else 20_000,
+                     exact=_dlap_exact(4, {"correct": 4.0, "half_noise": 2.0,
+                                           "no_grid_units": 1.0}))
+
+
+@register_audit("discrete_laplace_ties",
+                "discrete Laplace mechanism, Delta = gamma = 1/4, tie values",
+                "Canonne, Kamath & Steinke (2020)")
+def _audit_discrete_laplace_ties(full: bool = False):
+    from dplit.audit import AuditCase
+
+    v = {"correct": _scalar_dlap(0.25, 1.0, 0.25),
+         "rint_rounding": _scalar_dlap(0.25, 1.0, 0.25, rounding=lambda x: np.rint(x / 0.25))}
+    return AuditCase(v, 0.125, 0.375, epsilon=1.0, relation="substitute",
+                     pair="two values one grid step apart, each on a rounding tie",
+                     kind="threshold", vectorized=True, n_trials=200_000 if full else 20_000,
+                     exact=_dlap_exact(1, {"correct": 1.0}) | _dlap_exact(2,
+                                                                          {"rint_rounding": 1.0}))
+
+# %% ../nbs/07_discrete.ipynb #7574115f
+@register_check(
+    "discrete_audit_pairs",
+    "the discrete Laplace audit pairs attain the claimed eps exactly; their mutants exceed it",
+    source="Canonne, Kamath & Steinke (2020)",
+)
+def verify_discrete_audit_pairs(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered discrete Laplace pairs from the exact pmfs.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    ex = {"shift": _audit_discrete_laplace().exact, "ties": _audit_discrete_laplace_ties().exact}
+    ok = all(abs(e["correct"] - 1) < 1e-6 and min(v for k, v in e.items() if k != "correct") > 1
+             for e in ex.values())
+    return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
+                                   for n, e in ex.items()),
+                tolerance="correct = 1 (to 1e-6); every mutant > 1", passed=bool(ok))

@@ -17,16 +17,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import PrivacySpend, RELATIONS, as_rng, check_array, check_epsilon, check_in_range
 from .core import check_int, check_k, check_no_constant_columns, check_positive, check_X_y
-from .lipschitz import _set_code, lipschitz_top_k
+from .audit import register_audit
+from .lipschitz import AUDIT_PAIRS, _set_code, lipschitz_top_k
 from .mechanisms import Release, peel_top_k
 from .verify import register_check
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'METHODS', 'REAL_DATA', 'NonPrivateWarning', 'sis_scores', 'paper_transform', 'paper_scores',
-           'clipped_scores', 'paper_counterexample', 'clipped_worst_pair', 'dp_sis', 'DPSISSelector', 'block_coefs',
-           'supports_from_coefs', 'block_supports', 'two_stage_top_k', 'top_k_accuracy', 'tgg',
-           'verify_dpsis_sensitivity', 'audit_dpsis', 'fig1_data', 'fig1_counts', 'synthetic_eq6', 'accuracy_sweep',
-           'verify_fig1', 'lasso_proxy', 'real_data_experiment']
+           'clipped_scores', 'paper_counterexample', 'clipped_worst_pair', 'clipped_substitution_pair', 'dp_sis',
+           'DPSISSelector', 'block_coefs', 'supports_from_coefs', 'block_supports', 'two_stage_top_k', 'top_k_accuracy',
+           'tgg', 'verify_dpsis_sensitivity', 'audit_dpsis', 'verify_dpsis_audit_pair', 'fig1_data', 'fig1_counts',
+           'synthetic_eq6', 'accuracy_sweep', 'verify_fig1', 'lasso_proxy', 'real_data_experiment']
 
 # %% ../nbs/21_dpsis.ipynb #dfd44a6e
 class NonPrivateWarning(UserWarning):
@@ -185,17 +186,33 @@ def paper_counterexample(N: int = 20, M: float = 100.0):
 # %% ../nbs/21_dpsis.ipynb #09072d66
 def clipped_worst_pair():
     """Neighbouring datasets (add/remove) whose clipped DP-SIS scores are the hardest pair of the
-    Lipschitz audit (dplit.lipschitz.AUDIT_PAIRS[0.5]): (4, 4, 4, 4, 0) and (5, 3, 3, 3, 1),
-    every score moved by exactly 1.
+    Lipschitz audit (dplit.lipschitz.AUDIT_PAIRS[0.5]), every score moved by exactly 1.
 
     Returns
     -------
     tuple
-        ``(X, y, X', y')``.
+        ``(X, y, X', y')``; X' is X plus one row.
     """
-    X = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 1, -1], [1, 1, 1, 1, 1], [1, 1, 1, 1, -1]], float)
+    _, x0, x1, _ = AUDIT_PAIRS[0.5]
+    X = np.tile(x0 / 4, (4, 1))
     y = np.ones(4)
-    return X, y, np.vstack([X, [1, -1, -1, -1, 1]]), np.r_[y, 1.0]
+    return X, y, np.vstack([X, x1 - x0]), np.r_[y, 1.0]
+
+
+def clipped_substitution_pair():
+    """Substitution neighbours (12 rows, target 1) whose clipped scores are 2 x + 2 and 2 x' + 2 for
+    the Lipschitz audit pair (x, x'): one row s' = x - x' replaced by -s', every score moved by
+    exactly 2 (at gamma = 1/2 a common shift of the scores does not change the mechanism).
+
+    Returns
+    -------
+    tuple
+        ``(X, y, X', y')``; X' is X with its last row replaced.
+    """
+    _, x0, x1, _ = AUDIT_PAIRS[0.5]
+    s = x1 - x0
+    rest = np.tile((2 * x0 + 2 + s) / 11, (11, 1))
+    return np.vstack([rest, -s]), np.ones(12), np.vstack([rest, s]), np.ones(12)
 
 # %% ../nbs/21_dpsis.ipynb #da250935
 SENSITIVITY = {"add/remove": 1.0, "substitute": 2.0}
@@ -723,7 +740,7 @@ def audit_dpsis(
 ):
     """Audit DP-SIS claimed at `epsilon` on its hardest known neighbours (add/remove):
     `variant="paper"` on `paper_counterexample()` (k=1), `"clipped"` on `clipped_worst_pair()`
-    (k=2). `eps_factor=2`: the mutant that spends 2 epsilon while claiming epsilon.
+    (k=3). `eps_factor=2`: the mutant that spends 2 epsilon while claiming epsilon.
 
     Parameters
     ----------
@@ -756,7 +773,7 @@ def audit_dpsis(
         k = 1
     elif variant == "clipped":
         X, y, X1, y1 = clipped_worst_pair()
-        k = 2
+        k = AUDIT_PAIRS[0.5][0]
     else:
         raise ValueError(f"variant must be 'clipped' or 'paper', got {variant!r}")
 
@@ -784,6 +801,95 @@ def audit_dpsis(
         vectorized=True,
         rng=rng,
     )
+
+# %% ../nbs/21_dpsis.ipynb #e3f9c6e0
+def _dpsis_exact(pairs: dict, k: int) -> dict:
+    "Exact loss of {variant: (scores0, scores1, eps, sensitivity)} at delta = 0."
+    from dplit.audit import pmf_epsilon
+    from dplit.lipschitz import lipschitz_subset_probs
+
+    return {v: pmf_epsilon(lipschitz_subset_probs(s0, k, e, 0.5, sens),
+                           lipschitz_subset_probs(s1, k, e, 0.5, sens))
+            for v, (s0, s1, e, sens) in pairs.items()}
+
+
+def _dpsis_case(X, y, X1, y1, k, runs, relation, pair, full):
+    "An AuditCase of dp_sis for {variant: (eps, relation, variant of dp_sis)}."
+    from dplit.audit import AuditCase
+
+    def run(eps, rel, var):
+        def mech(data, g, n):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NonPrivateWarning)
+                return dp_sis(*data, k, eps, rng=g, relation=rel, variant=var,
+                              allow_non_private=True, size=n).value
+        return mech
+
+    score = lambda var: paper_scores if var == "paper" else clipped_scores
+    exact = _dpsis_exact({v: (score(var)(X, y), score(var)(X1, y1), e, SENSITIVITY[rel])
+                          for v, (e, rel, var) in runs.items()}, k)
+    return AuditCase({v: run(*a) for v, a in runs.items()}, (X, y), (X1, y1), epsilon=1.0,
+                     relation=relation, pair=pair, kind="discrete", vectorized=True,
+                     statistic=_set_code, n_trials=1_000_000 if full else 200_000, exact=exact)
+
+# %% ../nbs/21_dpsis.ipynb #14d4787b
+@register_audit("dpsis", "DP-SIS, clipped scores, add/remove, d = 9, k = 3, epsilon = 1",
+                "Swope et al. (2024), Alg 1 with public clipping bounds")
+def _audit_dpsis(full: bool = False):
+    runs = {"correct": (1.0, "add/remove", "clipped"), "half_noise": (2.0, "add/remove", "clipped"),
+            "sens_3_4": (4 / 3, "add/remove", "clipped")}
+    return _dpsis_case(*clipped_worst_pair(), AUDIT_PAIRS[0.5][0], runs, "add/remove",
+                       "the Lipschitz audit pair as data: every score moves by exactly 1", full)
+
+
+@register_audit("dpsis_substitute",
+                "DP-SIS, clipped scores, substitution, d = 9, k = 3, epsilon = 1",
+                "Swope et al. (2024), Alg 1 with public clipping bounds")
+def _audit_dpsis_substitute(full: bool = False):
+    runs = {"correct": (1.0, "substitute", "clipped"), "half_noise": (2.0, "substitute", "clipped"),
+            "add_remove_sensitivity": (1.0, "add/remove", "clipped")}
+    return _dpsis_case(*clipped_substitution_pair(), AUDIT_PAIRS[0.5][0], runs, "substitute",
+                       "the Lipschitz pair times 2 plus 2: every score moves by exactly 2", full)
+
+
+@register_audit("dpsis_paper",
+                "DP-SIS (clipped) vs Alg 1's data-dependent scaling, k = 1, epsilon = 1",
+                "Swope et al. (2024), Alg 1 (the sensitivity claim refuted above)")
+def _audit_dpsis_paper(full: bool = False):
+    runs = {"correct": (1.0, "add/remove", "clipped"), "paper_scaling": (1.0, "add/remove",
+                                                                         "paper")}
+    return _dpsis_case(*paper_counterexample(20), 1, runs, "add/remove",
+                       "one outlier row rescales every column (the counterexample)", full)
+
+# %% ../nbs/21_dpsis.ipynb #47be1c81
+@register_check(
+    "dpsis_audit_pair",
+    "the DP-SIS audit pairs (add/remove and substitution) have exact loss in [0.9 eps, eps]; "
+    "their mutants exceed eps",
+    source="Swope et al. (2024), Alg 1 with public clipping bounds; the Lipschitz chapter's search",
+)
+def verify_dpsis_audit_pair(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered DP-SIS pairs, from the quadrature on their clipped scores.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    ex = {n: b().exact for n, b in (("add/remove", _audit_dpsis), ("substitute",
+                                                                   _audit_dpsis_substitute))}
+    ok = all(0.9 <= e["correct"] <= 1 + 1e-9 and min(v for k, v in e.items() if k != "correct") > 1
+             for e in ex.values())
+    return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
+                                   for n, e in ex.items()),
+                tolerance="0.9 <= correct <= 1 (eps = 1); every mutant > 1", passed=bool(ok))
 
 # %% ../nbs/21_dpsis.ipynb #f05e89a8
 def fig1_data(kind: str = "W1", N: int = 100, d: int = 100, noise_var: float = 0.1, rng=None):

@@ -12,13 +12,14 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from .core import as_rng, check_array, check_epsilon, check_in_range, check_int, check_positive
+from .audit import register_audit
 from .mechanisms import exponential_mechanism, gumbel_noise, peel_top_k
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['gumbel_pdf', 'gumbel_cdf', 'plackett_luce_log_prob', 'sequential_peel', 'peel_equivalence_pvalues',
+__all__ = ['PEEL_AUDIT', 'gumbel_pdf', 'gumbel_cdf', 'plackett_luce_log_prob', 'sequential_peel', 'peel_equivalence_pvalues',
            'verify_peel_equivalence', 'max_gumbel_bound', 'max_abs_gumbel_cdf', 'max_abs_gumbel_quantile',
-           'verify_gumbel_max_bound', 'peel_audit_pair', 'peel_exact_loss']
+           'verify_gumbel_max_bound', 'peel_audit_pair', 'peel_exact_loss', 'peel_law', 'verify_peel_audit_pair']
 
 # %% ../nbs/11_gumbel.ipynb #b52af001
 def gumbel_pdf(x, b):
@@ -457,3 +458,112 @@ def peel_exact_loss(d: int, k: int, epsilon: float, sensitivity: float = 1.0) ->
         abs(plackett_luce_log_prob(c0, o, b) - plackett_luce_log_prob(c1, o, b))
         for o in itertools.permutations(range(d), k)
     )
+
+# %% ../nbs/11_gumbel.ipynb #d9690672
+def peel_law(c, k: int, eps_rounds, sensitivity: float = 1.0) -> np.ndarray:
+    """Exact law of the ordered output of k rounds of the exponential mechanism, round t at budget
+    `eps_rounds[t]` (Peel: every round at epsilon/k), over `itertools.permutations(range(d), k)`.
+
+    Parameters
+    ----------
+    c : array_like of shape (d,)
+        The counts.
+    k : int
+        Number of rounds.
+    eps_rounds : sequence of float
+        The budget of each round.
+    sensitivity : float, default 1
+        l-infinity sensitivity.
+
+    Returns
+    -------
+    numpy.ndarray
+        The probability of each ordered output.
+    """
+    c = check_array(c, "c", ndim=1)
+    k = check_int(k, "k", low=1, high=len(c))
+    lp = []
+    for o in itertools.permutations(range(len(c)), k):
+        rem, s = np.ones(len(c), bool), 0.0
+        for t, i in enumerate(o):
+            u = c * eps_rounds[t] / (2 * sensitivity)
+            s += u[i] - special.logsumexp(u[rem])
+            rem[i] = False
+        lp.append(s)
+    return np.exp(lp)
+
+
+def _visible_loss(p0, p1, p_min=1e-3) -> float:
+    "Largest |log p0/p1| over outputs of probability at least p_min."
+    r = np.abs(np.log(p0 / p1))
+    return float(np.where(np.maximum(p0, p1) >= p_min, r, 0.0).max())
+
+# %% ../nbs/11_gumbel.ipynb #b532e379
+PEEL_AUDIT = dict(d=15, a=2, k=2)  # the pair found by the search above
+
+
+def _peel_rounds(c, eps_rounds, rng, size) -> np.ndarray:
+    "k rounds of the exponential mechanism, round t at eps_rounds[t]; (size, k) ordered outputs."
+    g, k = as_rng(rng), len(eps_rounds)
+    out = np.empty((size, k), np.int64)
+    groups = [(np.arange(size), np.arange(len(c)))]
+    for t in range(k):
+        nxt = []
+        for rows, rem in groups:
+            pick = rem[exponential_mechanism(c[rem], 1.0, eps_rounds[t], rng=g,
+                                             size=len(rows)).value]
+            out[rows, t] = pick
+            nxt += [(rows[pick == i], rem[rem != i]) for i in np.unique(pick)]
+        groups = nxt
+    return out
+
+
+def _peel_exact(c0, c1, k, runs) -> dict:
+    from dplit.audit import pmf_epsilon
+
+    return {v: pmf_epsilon(peel_law(c0, k, e), peel_law(c1, k, e)) for v, e in runs.items()}
+
+# %% ../nbs/11_gumbel.ipynb #63d1431e
+@register_audit("peel_top_k", "Peel (Gumbel top-k), d = 15, k = 2, sensitivity 1, epsilon = 1",
+                "Dick, Gillenwater & Joseph (2023), Def 2.3 and Lemma 2.4")
+def _audit_peel(full: bool = False):
+    from dplit.audit import AuditCase
+
+    d, a, k = PEEL_AUDIT["d"], PEEL_AUDIT["a"], PEEL_AUDIT["k"]
+    c0, c1 = peel_audit_pair(d, a)
+    runs = {"correct": [0.5, 0.5], "half_noise": [1.0, 1.0], "round2_not_split": [0.5, 1.0]}
+    variants = {"correct": lambda c, g, n: peel_top_k(c, k, 1.0, 1.0, rng=g, size=n).value,
+                "half_noise": lambda c, g, n: peel_top_k(c, k, 1.0, 2.0, rng=g, size=n).value,
+                "round2_not_split": lambda c, g, n: _peel_rounds(c, [0.5, 1.0], g, n)}
+    code = lambda o: np.asarray(o)[..., 0] * d + np.asarray(o)[..., 1]
+    return AuditCase(variants, c0, c1, epsilon=1.0, relation="add/remove",
+                     pair=f"{a} items at Delta vs the mirror image, d = {d} (search above)",
+                     kind="discrete", vectorized=True, statistic=code,
+                     n_trials=1_000_000 if full else 200_000, exact=_peel_exact(c0, c1, k, runs))
+
+
+@register_check(
+    "gumbel_peel_audit_pair",
+    "Peel's audit pair has exact loss in [0.85 eps, eps]; round 2 at the whole eps exceeds eps",
+    source="Dick, Gillenwater & Joseph (2023), Lemma 2.4",
+)
+def verify_peel_audit_pair(full: bool = False, rng=None) -> dict:
+    """Exact losses of the registered Peel pair from the Plackett-Luce law.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    case = _audit_peel()
+    ex = case.exact
+    ok = 0.85 <= ex["correct"] <= 1 + 1e-9 and ex["round2_not_split"] > 1 and ex["half_noise"] > 1
+    return dict(measured=", ".join(f"{v}: {e:.3f} eps" for v, e in ex.items()),
+                tolerance="0.85 <= correct <= 1; both mutants > 1", passed=bool(ok))

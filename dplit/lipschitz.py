@@ -15,6 +15,7 @@ from scipy import integrate, optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_in_range, check_int
 from .core import check_k, check_positive
+from .audit import register_audit
 from .mechanisms import Release, min_times
 from .verify import register_benchmark, register_check
 
@@ -24,7 +25,8 @@ __all__ = ['SAMPLER_CASES', 'HARMONIC_MS', 'AUDIT_PAIRS', 'canonical_loss', 'los
            'subset_losses', 'lipschitz_top_k_naive', 'lipschitz_subset_probs', 'lipschitz_top_k_dense',
            'expected_max_noise_quad', 'harmonic_noise_mc', 'recovery_bound', 'recovery_prob_two_level',
            'lipschitz_top_k_python', 'verify_canonical_loss', 'verify_loss_sensitivity', 'verify_sampler_distribution',
-           'verify_harmonic_noise', 'verify_recovery_bound', 'audit_lipschitz', 'bench_lipschitz_topk']
+           'verify_harmonic_noise', 'verify_recovery_bound', 'audit_lipschitz', 'verify_lipschitz_audit_pair',
+           'bench_lipschitz_topk']
 
 # %% ../nbs/20_lipschitz.ipynb #920c697e
 def _check_subset(subset, d: int, k: int | None = None) -> np.ndarray:
@@ -1374,12 +1376,11 @@ def verify_recovery_bound(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/20_lipschitz.ipynb #b402d4f1
-# Worst-case neighbours found by exhaustive search over small integer score vectors, every score
-# moved by exactly
-# the sensitivity (the search is in the chapter): {gamma: (k, x, x', the output set whose
-# probability ratio is largest)}
+# Hardest neighbours found by search (the searches are in the chapter), every score moved by
+# exactly the sensitivity: {gamma: (k, x, x', the output set whose probability ratio is largest)}.
 AUDIT_PAIRS = {
-    0.5: (2, np.array([4.0, 4.0, 4.0, 4.0, 0.0]), np.array([5.0, 3.0, 3.0, 3.0, 1.0]), (0, 4)),
+    0.5: (3, np.array([2.0, 2, 2, 4, 4, 4, 2, 2, 2]), np.array([1.0, 1, 1, 5, 3, 5, 1, 1, 3]),
+          (3, 5, 8)),
     0.0: (2, np.array([2.0, 0.0, 0.0, 0.0]), np.array([3.0, -1.0, -1.0, -1.0]), (1, 2)),
 }
 
@@ -1433,6 +1434,62 @@ def audit_lipschitz(
         vectorized=True,
         rng=rng,
     )
+
+# %% ../nbs/20_lipschitz.ipynb #d5ccc410
+def _lipschitz_exact(k, x0, x1, gam, runs) -> dict:
+    "Exact pair loss at delta = 0 for each {variant: (eps, sensitivity)}."
+    from dplit.audit import pmf_epsilon
+
+    return {v: pmf_epsilon(lipschitz_subset_probs(x0, k, e, gam, s),
+                           lipschitz_subset_probs(x1, k, e, gam, s)) for v, (e, s) in runs.items()}
+
+
+@register_audit("lipschitz_top_k",
+                "canonical Lipschitz top-k (gamma = 1/2, d = 9, k = 3), epsilon = 1",
+                "Swope et al. (2024), Def A.1; Shekelyan & Loukides (2022)")
+def _audit_lipschitz(full: bool = False):
+    from dplit.audit import AuditCase
+
+    k, x0, x1, _ = AUDIT_PAIRS[0.5]
+    run = lambda e, s: lambda x, g, n: lipschitz_top_k(x, k, e, 0.5, s, rng=g, size=n).value
+    runs = {"correct": (1.0, 1.0), "half_noise": (2.0, 1.0), "sens_3_4": (1.0, 0.75)}
+    variants = {v: run(*a) for v, a in runs.items()}
+    return AuditCase(variants, x0, x1, epsilon=1.0, relation="add/remove",
+                     pair="every score moves by the sensitivity; found by local search (d=9, k=3)",
+                     kind="discrete", vectorized=True, statistic=_set_code,
+                     n_trials=1_000_000 if full else 200_000,
+                     exact=_lipschitz_exact(k, x0, x1, 0.5, runs))
+
+# %% ../nbs/20_lipschitz.ipynb #af98f691
+@register_check(
+    "lipschitz_audit_pair",
+    "the Lipschitz audit pair (gamma = 1/2) has exact privacy loss in [0.9 eps, eps]",
+    source="Swope et al. (2024), Def A.1 (epsilon-DP); the search of this chapter",
+)
+def verify_lipschitz_audit_pair(full: bool = False, rng=None) -> dict:
+    """Exact loss of `AUDIT_PAIRS[0.5]` by quadrature at eps in {0.5, 1, 2}: at least 0.9 eps
+    (the pair is hard) and at most eps (the guarantee); the 2-eps run must exceed eps.
+
+    Parameters
+    ----------
+    full : bool, default False
+        Unused (the check is exact).
+    rng : numpy.random.Generator, int or None
+        Unused.
+
+    Returns
+    -------
+    dict
+        ``measured`` (what was found), ``tolerance`` (what passing means) and ``passed`` (bool).
+    """
+    k, x0, x1, _ = AUDIT_PAIRS[0.5]
+    rows, ok = [], True
+    for eps in (0.5, 1.0, 2.0):
+        r = _lipschitz_exact(k, x0, x1, 0.5, {"c": (eps, 1.0), "m": (2 * eps, 1.0)})
+        ok &= 0.9 * eps <= r["c"] <= eps * (1 + 1e-9) and r["m"] > eps
+        rows.append(f"eps={eps:g}: {r['c'] / eps:.3f} eps (2-eps run {r['m'] / eps:.3f} eps)")
+    return dict(measured="; ".join(rows), tolerance="0.9 eps <= loss <= eps; 2-eps run > eps",
+                passed=bool(ok))
 
 # %% ../nbs/20_lipschitz.ipynb #674a8cfa
 def _time(f, reps):

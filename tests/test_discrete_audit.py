@@ -1,4 +1,6 @@
-"""Privacy audits of the exact discrete releases (nbs/07_discrete.ipynb) at their worst-case neighbours.
+"""Exact-loss checks and discrete Gaussian audits of the exact discrete releases (nbs/07_discrete.ipynb). The discrete
+Laplace audits are registered in the chapter (`discrete_laplace`, `discrete_laplace_ties`) and run by
+tests/test_audit_registry.py.
 
 Worst case: a scalar statistic moves by its full sensitivity 1 and, with the grid gamma = 1/4, its rounded value
 moves by exactly K = 4 grid steps; for the discrete Laplace the tail events {y >= c} then have probability ratio
@@ -21,37 +23,6 @@ GAMMA = 0.25
 N, PILOT = 20_000, 5_000
 
 
-@pytest.mark.parametrize("eps", [0.5, 1.0])
-def test_discrete_laplace_passes(eps):
-    res = audit(_scalar_laplace(eps), 0.0, 1.0, epsilon=eps, n_trials=N, pilot_trials=PILOT,
-                kind="threshold", vectorized=True, rng=31)
-    assert res.passed, str(res)
-
-
-def _scalar_laplace(eps, scale_factor=1.0):
-    "n independent scalar releases at the grid sensitivity of ONE scalar (K = ceil(1/gamma) = 4)."
-    K = grid_sensitivity(1.0, GAMMA)
-    def run(x, g, n):
-        z = discrete_laplace(Fraction(K) / Fraction(eps) * Fraction(scale_factor), size=n, rng=g)
-        return GAMMA * (D.grid_round(x, GAMMA) + z)
-    return run
-
-
-def test_scalar_helper_is_the_mechanism():
-    "The audit's vectorised scalar release draws exactly what discrete_laplace_mechanism draws for a scalar."
-    for seed in range(5):
-        a = discrete_laplace_mechanism(0.3, 1.0, 1.0, GAMMA, rng=seed).value
-        g = np.random.default_rng(seed)
-        assert float(a) == float(_scalar_laplace(1.0)(0.3, g, 1)[0])
-
-
-@pytest.mark.parametrize("eps", [0.5, 1.0])
-def test_discrete_laplace_half_noise_caught(eps):
-    res = audit(_scalar_laplace(eps, 0.5), 0.0, 1.0, epsilon=eps, n_trials=N, pilot_trials=PILOT,
-                kind="threshold", vectorized=True, rng=32)
-    assert not res.passed, str(res)
-
-
 def test_grid_ceiling_mutant_exact_loss():
     """Delta = 1, gamma = 0.3: the values 0.1 and 1.1 round to 0 and 4 grid steps. With the correct K = 4 the
     exact worst log-ratio of the two output pmfs is eps; with the mutant K = 1/0.3 it is 1.2 eps."""
@@ -64,14 +35,6 @@ def test_grid_ceiling_mutant_exact_loss():
     assert round(0.1 / gam) == 0 and round(1.1 / gam) == 4
 
 
-def _tie_laplace(eps, rounding):
-    "Scalar release with sensitivity = gamma (K = 1): the hardest pair is a tie pair, 0.5 and 1.5 grid steps."
-    K = grid_sensitivity(GAMMA, GAMMA)
-    def run(x, g, n):
-        return GAMMA * (rounding(x) + discrete_laplace(Fraction(K) / Fraction(eps), size=n, rng=g))
-    return run
-
-
 def test_tie_pair_exact_loss():
     """0.125 and 0.375 are one grid step apart (gamma = 0.25). Exact rounding puts them one step apart (loss eps);
     np.rint (ties to even) two steps apart (loss 2 eps at the claimed K = 1)."""
@@ -81,15 +44,6 @@ def test_tie_pair_exact_loss():
         t = grid_sensitivity(GAMMA, GAMMA) / eps
         lp = discrete_log_pmf(y - ints[0], "laplace", t) - discrete_log_pmf(y - ints[1], "laplace", t)
         assert np.max(np.abs(lp)) == pytest.approx(expected, rel=1e-9)
-
-
-def test_tie_pair_audit_and_rint_mutant():
-    good = audit(_tie_laplace(1.0, lambda x: D.grid_round(x, GAMMA)), 0.125, 0.375, epsilon=1.0,
-                 n_trials=N, pilot_trials=PILOT, kind="threshold", vectorized=True, rng=33)
-    assert good.passed, str(good)
-    bad = audit(_tie_laplace(1.0, lambda x: np.rint(x / GAMMA)), 0.125, 0.375, epsilon=1.0,
-                n_trials=N, pilot_trials=PILOT, kind="threshold", vectorized=True, rng=34)
-    assert not bad.passed, str(bad)
 
 
 def _scalar_gauss(eps, delta, sigma_factor=1.0):
