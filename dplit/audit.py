@@ -749,7 +749,7 @@ def pmf_epsilon(p0, p1, delta: float = 0.0) -> float:
                        np.maximum(p1 - np.exp(e) * p0, 0).sum())
     if hs(0.0) <= dlt:
         return 0.0
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         lr = np.abs(np.log(p0) - np.log(p1))
     top = lr[(p0 > 0) | (p1 > 0)].max()
     if not np.isfinite(top):

@@ -621,3 +621,48 @@ def verify_discrete_audit_pairs(full: bool = False, rng=None) -> dict:
     return dict(measured="; ".join(f"{n}: " + ", ".join(f"{v} {x:.3f}" for v, x in e.items())
                                    for n, e in ex.items()),
                 tolerance="correct = 1 (to 1e-6); every mutant > 1", passed=bool(ok))
+
+# %% ../nbs/07_discrete.ipynb #a1acf486
+def _dgauss_law(sens, eps, delta, gam, factor=1.0, K=None):
+    """The exact law of a scalar `discrete_gaussian_mechanism` release as a numpy sampler (the
+    audit's vectorised form, drawn by inverse cdf from `discrete_log_pmf`); `factor` scales sigma
+    and `K` overrides the grid sensitivity (mutants). Returns (run, support, pmf)."""
+    K = grid_sensitivity(sens, gam, norm="l2") if K is None else K
+    s2 = float(sigma2_up(discrete_gaussian_sigma(K, eps, delta) * factor))
+    w = int(40 * math.sqrt(s2)) + 40
+    z = np.arange(-w, w + 1)
+    pmf = np.exp(discrete_log_pmf(z, "gaussian", s2))
+    cdf = np.cumsum(pmf / pmf.sum())
+
+    def run(x, g, n):
+        idx = np.minimum(np.searchsorted(cdf, g.random(n), side="right"), z.size - 1)
+        return gam * (grid_round(x, gam) + z[idx])
+    return run, z, pmf / pmf.sum()
+
+
+def _dgauss_exact(variants: dict, shift: int, delta: float) -> dict:
+    "Exact epsilon at `delta` of a shift by `shift` grid steps, for each {variant: (z, pmf)}."
+    from dplit.audit import pmf_epsilon
+    out = {}
+    for v, (z, p) in variants.items():
+        w = z.size
+        p0, p1 = np.zeros(w + shift), np.zeros(w + shift)
+        p0[:w], p1[shift:] = p, p
+        out[v] = pmf_epsilon(p0, p1, delta)
+    return out
+
+# %% ../nbs/07_discrete.ipynb #f5435250
+@register_audit("discrete_gaussian",
+                "discrete Gaussian mechanism, Delta = 1, gamma = 1/4, (1, 1e-5)",
+                "Canonne, Kamath & Steinke (2020)")
+def _audit_discrete_gaussian(full: bool = False):
+    from dplit.audit import AuditCase
+
+    laws = {"correct": _dgauss_law(1.0, 1.0, 1e-5, 0.25),
+            "half_noise": _dgauss_law(1.0, 1.0, 1e-5, 0.25, factor=0.5),
+            "no_grid_units": _dgauss_law(1.0, 1.0, 1e-5, 0.25, K=1.0)}
+    return AuditCase({v: law[0] for v, law in laws.items()}, 0.0, 1.0, epsilon=1.0, delta=1e-5,
+                     relation="substitute",
+                     pair="the scalar moves by its sensitivity: 4 grid steps",
+                     kind="threshold", vectorized=True, n_trials=4_000_000 if full else 1_000_000,
+                     exact=_dgauss_exact({v: law[1:] for v, law in laws.items()}, 4, 1e-5))
