@@ -42,7 +42,7 @@ def test_registered_audit_is_the_same_on_the_cluster(cluster):
     remote = run_audit("laplace", n_trials=20_000, rng=5, scheduler=cluster.scheduler_address)
     assert [(r.variant, r.result, r.exact_epsilon) for r in remote] == \
            [(r.variant, r.result, r.exact_epsilon) for r in local]
-    assert [r.ok for r in local] == [True, True]
+    assert len(local) >= 2 and all(r.ok for r in local)
 
 
 def test_chunked_audit_is_the_same_on_the_cluster(cluster):
