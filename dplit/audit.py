@@ -566,7 +566,8 @@ class AuditCase:
         if "correct" not in self.variants:
             raise ValueError("variants must contain 'correct'")
         if self.relation not in ("add/remove", "substitute"):
-            raise ValueError(f"relation must be 'add/remove' or 'substitute', got {self.relation!r}")
+            raise ValueError("relation must be 'add/remove' or 'substitute', "
+                             f"got {self.relation!r}")
 
 # %% ../nbs/03_audit.ipynb #b7575a36
 @dataclass

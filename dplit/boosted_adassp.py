@@ -1324,7 +1324,8 @@ def r2_sweep(
     X, y, epsilons, rules=RIDGE_RULES, reps: int = 5, rng=None, n_jobs: int = 1, scheduler=None
 ) -> "pd.DataFrame":
     """Median test R^2 (90/10 splits) per (epsilon, ridge rule) over `reps` repetitions; the
-    repetitions run through `dplit.core.run_sweep` (`n_jobs` local workers or a Dask `scheduler`)."""
+    repetitions run through `dplit.core.run_sweep` (`n_jobs` local workers or a Dask
+    `scheduler`)."""
     import pandas as pd
     from functools import partial
     from dplit.core import run_sweep

@@ -453,8 +453,8 @@ def _tv_bound_table(n_values=(8, 40, 120), T_values=(1, 3, 10, 30, 100), rng=Non
 
 @register_check("bss_mcmc_delta_bound",
                 "the worst-case bound tau(T) on the chain's distance to stationarity is never "
-                "below the exact TV of u P^T on small instances; the bound without the e^-L slow-down is "
-                "rejected",
+                "below the exact TV of u P^T on small instances; the bound without the e^-L "
+                "slow-down is rejected",
                 "ours (comparison of Dirichlet forms); Roy & Tewari (2023)")
 def verify_mcmc_delta_bound(full: bool = False, rng=None) -> dict:
     rows = _tv_bound_table(rng=rng) if not full else _tv_bound_table((8, 40, 120, 300), rng=rng)
