@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .core import as_rng, check_delta, check_epsilon, check_in_range, check_int, spawn_rngs
+from .core import as_rng, check_delta, check_epsilon, check_in_range, check_int
+from .core import check_positive, spawn_rngs
 from .mechanisms import analytic_gaussian_sigma, exponential_log_probs, exponential_mechanism
 from .mechanisms import gaussian_log_delta, gaussian_mechanism
 from .mechanisms import laplace_mechanism
@@ -20,7 +21,8 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['VECTOR_CHUNK', 'CALL_CHUNK', 'cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult',
            'audit', 'primitive_audit_cases', 'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit',
-           'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon', 'verify_audit_harness']
+           'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon', 'gaussian_pair_epsilon',
+           'verify_audit_harness']
 
 # %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):
@@ -762,6 +764,30 @@ def pmf_epsilon(p0, p1, delta: float = 0.0) -> float:
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if hs(mid) <= dlt else (mid, hi)
     return hi
+
+# %% ../nbs/03_audit.ipynb #gpe0a1b2
+def gaussian_pair_epsilon(distance: float, delta: float) -> float:
+    """Exact epsilon at `delta` of two Gaussians with the same covariance whose means are
+    `distance` apart in Mahalanobis norm (Balle & Wang 2018, Thm 8).
+
+    Parameters
+    ----------
+    distance : float
+        Mahalanobis distance of the two means, > 0.
+    delta : float
+        The delta at which epsilon is read, in (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest epsilon >= 0 with delta(epsilon) <= `delta`.
+    """
+    from scipy.optimize import brentq
+    r, dlt = check_positive(distance, "distance"), check_delta(delta, positive=True)
+    f = lambda e: gaussian_log_delta(1.0, r, e) - math.log(dlt)
+    if f(1e-12) <= 0:
+        return 0.0
+    return float(brentq(f, 1e-12, 1.0 + r * r / 2 + 10 * r, xtol=1e-12))
 
 # %% ../nbs/03_audit.ipynb #bd0478ed
 def _gauss_eps(sigma: float, delta: float) -> float:

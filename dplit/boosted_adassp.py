@@ -1119,18 +1119,14 @@ def verify_audit_gram(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/14_boosted_adassp.ipynb #aud-222dc1e6
-from .audit import AuditCase, register_audit
+from .audit import AuditCase, gaussian_pair_epsilon, register_audit
 
 BAS_AUDIT_VARIANTS = ("correct", "half_noise", "mu_as_multiplier", "no_composition")
 
 
 def _gdp_epsilon(mu, delta) -> float:
-    "The epsilon at which mu-GDP has delta_mu(epsilon) = delta (0 when delta_mu(0) <= delta)."
-    from scipy.optimize import brentq
-    if gdp_delta(mu, 1e-12) <= delta:
-        return 0.0
-    top = 1 + mu * mu + 10 * mu
-    return float(brentq(lambda e: gdp_delta(mu, e) - delta, 1e-12, top, xtol=1e-12))
+    "The epsilon at which mu-GDP has delta_mu(epsilon) = delta: the Gaussian pair at distance mu."
+    return gaussian_pair_epsilon(mu, delta)
 
 
 def _bas_sigmas(b, variant):

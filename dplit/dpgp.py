@@ -29,7 +29,7 @@ __all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kerne
            'verify_s22_vectorised', 'symmetric_noise', 'sinc_data', 'covariance_curve', 'plot_covariance_curve',
            'verify_noise_aware_covariance', 'pd_frequency', 'verify_regulariser_pd', 'DPGPResult', 'dpgp_inference',
            'DPSparseGPRegressor', 'bench_dpgp_release', 'gp_function_sampler', 'calibration_experiment',
-           'plot_calibration', 'gaussian_pair_epsilon', 'verify_dpgp_audit_pair']
+           'plot_calibration', 'verify_dpgp_audit_pair']
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
@@ -2143,32 +2143,7 @@ def plot_calibration(res: dict):
     return fig
 
 # %% ../nbs/40_dpgp.ipynb #aud-36530e36
-from .audit import AuditCase, register_audit
-from .mechanisms import gaussian_log_delta
-
-
-def gaussian_pair_epsilon(distance: float, delta: float) -> float:
-    """Exact epsilon at `delta` of two Gaussians with the same covariance whose means are
-    `distance` apart in Mahalanobis norm (Balle & Wang 2018, Thm 8).
-
-    Parameters
-    ----------
-    distance : float
-        Mahalanobis distance of the two means, > 0.
-    delta : float
-        The delta at which epsilon is read, in (0, 1).
-
-    Returns
-    -------
-    float
-        The smallest epsilon >= 0 with delta(epsilon) <= `delta`.
-    """
-    from scipy.optimize import brentq
-    r, dlt = check_positive(distance, "distance"), check_delta(delta, positive=True)
-    f = lambda e: gaussian_log_delta(1.0, r, e) - math.log(dlt)
-    if f(1e-12) <= 0:
-        return 0.0
-    return float(brentq(f, 1e-12, 1.0 + r * r / 2 + 10 * r, xtol=1e-12))
+from .audit import AuditCase, gaussian_pair_epsilon, register_audit
 
 # %% ../nbs/40_dpgp.ipynb #aud-62bad539
 def _dpgp_audit_pair(R_k, R_y, c, d, n_common=5, seed=0):
