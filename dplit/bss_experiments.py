@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from .bss import (ExhaustiveSearch, _effective_delta, mistakes_sample, top_r_sample)
+from .bss import ExhaustiveSearch, _effective_delta, score_tolerance, top_r_sample
+from .bss import _mistakes_core     # one certified search, many draws
 from .bss_baselines import (l1_scorer, mcmc_chains, mcmc_temperature, samp_agg_sample,
                                  samp_agg_scale, samp_agg_votes)
 from .bss_mip import MIPSearch, bss_data
@@ -43,10 +44,10 @@ def _draw_top_r(X, y, s, eps, draws, g, search, D):
 
 
 def _draw_mistakes(X, y, s, eps, draws, g, search, D):
-    S, _ = search.top_r(X, y, s, 1, r=1.1)
-    B, vb = search.best_per_bucket(X, y, s, S[0], r=1.1)
-    out = mistakes_sample(S[0], B, vb, X.shape[1], s, eps, D, g, size=draws)
-    return out, bool(np.min(vb[1:]) - vb[0] > 2 * D)
+    gamma = score_tolerance(X.shape[0], b_y=0.5)
+    out, gap, _ = _mistakes_core(X, y, s, eps, 1.1, D, "squared", "exact", search, g, gamma,
+                                 size=draws)
+    return out, bool(gap > 2 * D)
 
 
 def _draw_samp_agg(X, y, s, eps, draws, g):
@@ -95,7 +96,7 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=METHODS_LS, epsilon: 
     g = as_rng(rng)
     X, y, truth = bss_data(n, p, s, rng=g)
     if search is None:
-        search = ExhaustiveSearch() if math.comb(p, s) <= 2_000_000 else MIPSearch(oa2_time=0.3)
+        search = ExhaustiveSearch() if math.comb(p, s) <= 2_000_000 else MIPSearch(oa2_time=0.3, max_candidates=5_000_000)
     D = _effective_delta(n, s, 0.5, 0.5, 1.1, "squared", "tight")
     rows = []
     for meth in methods:

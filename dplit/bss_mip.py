@@ -7,23 +7,24 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from itertools import combinations
 
 import numpy as np
 
 from .bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
-                       support_scores, top_r_select)
+                       mistakes_count, mistakes_select, support_scores, top_r_select)
 # private to dplit.bss: the exact scorer behind support_scores
 from .bss import _check_data, _squared_scores
-from .core import check_int, check_positive, check_X_y
+from .core import as_rng, check_int, check_positive, check_X_y
 from .verify import register_benchmark, register_check
 
 # %% auto #0
 __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9', 'psd_shift', 'PerspectiveCuts',
            'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
            'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
-           'verify_top_r_exact', 'verify_selector', 'hinge_data', 'hinge_dual', 'HingeCuts', 'HingeOASearch',
-           'verify_hinge_cut_validity', 'verify_hinge_exact', 'bench_top_r']
+           'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds', 'hinge_data', 'hinge_dual', 'HingeCuts',
+           'HingeOASearch', 'verify_hinge_cut_validity', 'verify_hinge_exact', 'bench_top_r']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -912,6 +913,25 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
                                               theta, margin, max_candidates)
     return tuple(best_S[0].tolist()), float(best_v[0])
 
+# %% ../nbs/51_bss_mip.ipynb #bb02cd
+def _far_bucket_bounds(X, y, r, cuts, center, k):
+    """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
+    Gershgorin bound of each dropped set (see above)."""
+    best_S, best_v, low = None, np.inf, np.inf
+    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
+        S = _greedy_support(U, out, lb, k)
+        v = float(_squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0][0])
+        if v < best_v:
+            best_S, best_v = S[0], v
+        fac = 1 - (k - 1) * (mx if k > 2 else 0.0)
+        rss = _rss_of(cuts.G, cuts.b, cuts.yy, U)
+        g = np.sort(rss - lb)[::-1]               # the single-column gains t_j^2 (k = 1, 2 exact)
+        low = min(low, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
+    if not np.isfinite(low):                      # Gershgorin says nothing: all columns, or 0
+        p = len(cuts.b)
+        low = _rss_of(cuts.G, cuts.b, cuts.yy, np.arange(p)) if p < X.shape[0] else 0.0
+    return best_S, best_v, max(low, 0.0)
+
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
 class MIPSearch(_MIPSearchCertify):
     __doc__ = _MIPSearchParams.__doc__
@@ -954,6 +974,53 @@ class MIPSearch(_MIPSearchCertify):
                                         self.max_candidates)[0])
         rows = np.array(rows, dtype=np.int64)
         return rows, support_scores(X, y, rows, r=r)   # the public exact scorer on the final rows
+
+    def _bucket_setup(self, X, y, s, center, r, loss, rule):
+        X, y, s, r = self._setup(X, y, s, r, loss)
+        if rule not in ("exact", "at_least"):
+            raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
+        center = _as_support(center, X.shape[1], "center")
+        if len(center) != s:
+            raise ValueError(f"center must have s = {s} elements, got {len(center)}")
+        return X, y, s, r, center
+
+    def bucket_bounds(self, X, y, s, center, *, r, loss="squared", rule="exact",
+                      exact_up_to: int = 2):
+        """(members, upper, lower): buckets k <= `exact_up_to` exactly (lower = upper), farther
+        buckets by a greedy member's exact score and the Gershgorin lower bound; rule "at_least"
+        takes the minimum over buckets >= k of both."""
+        X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
+        cuts, K = PerspectiveCuts(X, y, r), min(s, X.shape[1] - s)
+        margin, rows, up, lo = 1e-9 * cuts.yy + 1e-12, [center], [], []
+        for k in range(1, K + 1):
+            if k <= exact_up_to:
+                S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
+                                       self.oa_tol, self.oa2_time, margin, self.max_candidates)
+                low = None
+            else:
+                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k)
+            rows.append(tuple(S))
+            lo.append(low)
+        rows = np.array(rows, dtype=np.int64)
+        up = support_scores(X, y, rows, r=r)
+        lo = np.array([up[0]] + [up[k] if lo[k - 1] is None else min(lo[k - 1], up[k])
+                                 for k in range(1, K + 1)])
+        if rule == "at_least":                        # min over the buckets >= k
+            j = [k + int(np.argmin(up[k:])) for k in range(K + 1)]
+            rows, up, lo = rows[j], up[j], np.minimum.accumulate(lo[::-1])[::-1]
+        return rows, up, lo
+
+    def bucket_minimum(self, X, y, s, center, k, *, r, loss="squared", rule="exact"):
+        "(support, exact score) of bucket k's minimum, certified as in `best_per_bucket`."
+        X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
+        cuts, K = PerspectiveCuts(X, y, r), min(s, X.shape[1] - s)
+        k = check_int(k, "k", low=0, high=K)
+        if k == 0 and rule == "exact":
+            return np.array(center), float(support_scores(X, y, [center], r=r)[0])
+        ks = range(k, K + 1) if rule == "at_least" else [k]
+        S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
+                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates)
+        return np.array(S), float(support_scores(X, y, [S], r=r)[0])
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
 @register_check(
@@ -1011,6 +1078,56 @@ def verify_selector(full: bool = False, rng=None) -> dict:
     return dict(
         measured=f"{same}/{len(a)} releases identical", tolerance="all", passed=same == len(a)
     )
+
+# %% ../nbs/51_bss_mip.ipynb #bb04cd
+def _bounds_contain(m, X, y, s, center, rule, E, ve, no_factor=False):
+    "Whether every bucket's [lower, upper] contains the enumerated minimum (and members are valid)."
+    ref_S, ref_v = ExhaustiveSearch().best_per_bucket(X, y, s, center, r=1.1, rule=rule)
+    if no_factor:                                 # mutant: drop Gershgorin's factor
+        mx_kswap = kswap_bounds
+        def kswap_bounds_mut(*a):
+            for U, out, lb, mx in mx_kswap(*a):
+                yield U, out, lb, (0.0 if mx is not None else None)
+        globals()["kswap_bounds"] = kswap_bounds_mut
+    try:
+        B, up, lo = m.bucket_bounds(X, y, s, center, r=1.1, rule=rule)
+    finally:
+        if no_factor:
+            globals()["kswap_bounds"] = mx_kswap
+    k = mistakes_count(B, center)
+    right = np.all(k == np.arange(len(k))) if rule == "exact" else np.all(k >= np.arange(len(k)))
+    tol = 1e-9 * ve[0]
+    return bool(right and np.all(lo <= ref_v + tol) and np.all(up >= ref_v - tol))
+
+
+@register_check(
+    "bss_mip_bucket_bounds",
+    "MIPSearch's bucket bounds contain the enumerated minima (both rules; a bound without "
+    "Gershgorin's factor is caught); mistakes_select(search=MIPSearch()) releases what the "
+    "exhaustive backend releases, seed by seed",
+    "Prastakos, Behdin & Mazumder (2025), Eq (8); ours (lazy exact draw)",
+)
+def verify_bucket_bounds(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    m, ok, total, caught = MIPSearch(oa2_time=0.2), 0, 0, 0
+    for n, p, s, snr in [(80, 14, 5, 1.0), (300, 16, 4, 5.0)] + ([(60, 18, 5, 0.3)] if full else []):
+        X, y, _ = bss_data(n, p, s, snr=snr, rng=g)
+        E, ve = enumerate_supports(X, y, s, r=1.1)
+        for rule, c in (("exact", E[0]), ("at_least", E[0]), ("exact", E[7])):
+            ok += _bounds_contain(m, X, y, s, c, rule, E, ve)
+            caught += not _bounds_contain(m, X, y, s, c, rule, E, ve, no_factor=True)
+            total += 1
+    X, y, _ = bss_data(150, 14, 4, snr=1.0, rng=g)
+    kw = dict(epsilon=2.0, r=1.1, b_x=0.5, b_y=0.5, gap_check="warn")
+    seeds = range(30 if full else 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = [mistakes_select(X, y, 4, search=m, rng=k, **kw).value for k in seeds]
+        b = [mistakes_select(X, y, 4, search=ExhaustiveSearch(), rng=k, **kw).value for k in seeds]
+    same = sum(u == v for u, v in zip(a, b))
+    return dict(measured=f"{ok}/{total} bucket bounds contain the minima; mutant caught on "
+                         f"{caught}/{total}; {same}/{len(a)} releases identical",
+                tolerance="all; > 0; all", passed=ok == total and caught > 0 and same == len(a))
 
 # %% ../nbs/51_bss_mip.ipynb #h0017f3e
 def hinge_data(n: int, p: int, s: int, *, rho: float = 0.1, snr: float = 5.0, b: float = 0.5,
