@@ -80,10 +80,12 @@ def _squared_scores(X, y, supports, r, G=None, b=None):
     """Squared-loss scores and certified gaps of the supports (rows of an int array), from X^T X and
     X^T y."""
     S = np.asarray(supports, dtype=np.int64)
-    if G is None or b is None:           # only the columns the supports use (p may be 10^4)
-        cols, inv = np.unique(S, return_inverse=True)
-        S, Xc = inv.reshape(S.shape), X[:, cols]
+    if (G is None or b is None) and X.shape[1] > 2000:  # p = 10^4: only the columns used
+        cols, inv = np.unique(S, return_inverse=True)     # (the full X'X otherwise, so exact ties
+        S, Xc = inv.reshape(S.shape), X[:, cols]          # are broken as in enumeration)
         G, b = Xc.T @ Xc, Xc.T @ y
+    G = X.T @ X if G is None else G
+    b = X.T @ y if b is None else b
     yy = float(y @ y)
     out_v, out_g = np.empty(len(S)), np.empty(len(S))
     for start in range(0, len(S), 50_000):

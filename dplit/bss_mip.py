@@ -797,6 +797,17 @@ class _MIPSearchParams(SearchBackend):
             raise ValueError(f"warm_start must be 'iht' or 'none', got {warm_start!r}")
         self.warm_start = warm_start
 
+    def _cuts(self, X, y, r):
+        """The data's PerspectiveCuts (X'X, X'y, the shift d), kept for the next call on the same
+        data and r: top_r, bucket_bounds and bucket_minimum of one release share it."""
+        import hashlib
+        key = hashlib.sha1(np.ascontiguousarray(X).tobytes() + np.ascontiguousarray(y).tobytes()
+                           + repr(float(r)).encode()).hexdigest()
+        if getattr(self, "_cache", (None,))[0] != key:
+            self._cache = (None, None)                # free the old Gram matrix first
+            self._cache = (key, PerspectiveCuts(X, y, r))
+        return self._cache[1]
+
     def _setup(self, X, y, s, r, loss):
         if loss != "squared":
             raise ValueError(f"MIPSearch supports loss='squared' only, got {loss!r}")
@@ -812,7 +823,7 @@ class _MIPSearchBest(_MIPSearchParams):
         "The best support (certified by OA up to tol * y'y) and the cut generator."
         st = {} if stats is None else stats
         t = time.perf_counter()
-        cuts = PerspectiveCuts(X, y, r)
+        cuts = self._cuts(X, y, r)
         p = X.shape[1]
         st["setup_s"] = time.perf_counter() - t
         t = time.perf_counter()
@@ -962,7 +973,7 @@ class MIPSearch(_MIPSearchCertify):
         center = _as_support(center, p, "center")
         if len(center) != s:
             raise ValueError(f"center must have s = {s} elements, got {len(center)}")
-        cuts = PerspectiveCuts(X, y, r)
+        cuts = self._cuts(X, y, r)
         K, margin, rows = min(s, p - s), 1e-9 * cuts.yy + 1e-12, []
         for k in range(K + 1):
             if k == 0 and rule == "exact":
@@ -990,7 +1001,7 @@ class MIPSearch(_MIPSearchCertify):
         buckets by a greedy member's exact score and the Gershgorin lower bound; rule "at_least"
         takes the minimum over buckets >= k of both."""
         X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
-        cuts, K = PerspectiveCuts(X, y, r), min(s, X.shape[1] - s)
+        cuts, K = self._cuts(X, y, r), min(s, X.shape[1] - s)
         margin, rows, up, lo = 1e-9 * cuts.yy + 1e-12, [center], [], []
         for k in range(1, K + 1):
             if k <= exact_up_to:
@@ -1013,7 +1024,7 @@ class MIPSearch(_MIPSearchCertify):
     def bucket_minimum(self, X, y, s, center, k, *, r, loss="squared", rule="exact"):
         "(support, exact score) of bucket k's minimum, certified as in `best_per_bucket`."
         X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
-        cuts, K = PerspectiveCuts(X, y, r), min(s, X.shape[1] - s)
+        cuts, K = self._cuts(X, y, r), min(s, X.shape[1] - s)
         k = check_int(k, "k", low=0, high=K)
         if k == 0 and rule == "exact":
             return np.array(center), float(support_scores(X, y, [center], r=r)[0])
