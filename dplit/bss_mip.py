@@ -253,7 +253,9 @@ class PerspectiveCuts:
         self.n, self.p = X.shape
         self.r, self.yy = float(r), float(y @ y)
         self.G, self.b = X.T @ X, X.T @ y
-        self.d = psd_shift(self.G) if d is None else float(d)
+        if d is None:                  # n < p: X'X is singular, so d = 0 without a test
+            d = 0.0 if self.n < self.p else psd_shift(self.G)
+        self.d = float(d)
         self.floor = 1e-6 * max(1.0, float(np.mean(np.diag(self.G))))
         self.ncuts = 0
 
