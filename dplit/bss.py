@@ -208,12 +208,15 @@ class _HingeBest:
 
     def __init__(self, s, gamma, upper=None, lower=None):
         self.U, self.b, self.L, self.gamma = np.inf, np.zeros(s), -np.inf, gamma
+        self.a = None                                  # the alpha of the lower bound
         self.upper, self.lower = upper or _hinge_upper, lower or _hinge_lower
 
     def offer(self, M, r, beta=None, alpha=None):
         "Evaluate both bounds at the candidates; returns (upper bound, beta in the ball)."
         if alpha is not None:
-            self.L = max(self.L, self.lower(M, alpha, r))
+            L = self.lower(M, alpha, r)
+            if L > self.L:
+                self.L, self.a = L, alpha
         if beta is None:
             return np.inf, None
         U, b = self.upper(M, beta, r)
@@ -247,11 +250,12 @@ def _hinge_polish(M, r, b, best, near: int = 64):
     return step
 
 # %% ../nbs/50_bss.ipynb #c7701fa7
-def _hinge_score(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None):
+def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> _HingeBest:
     """Certified hinge score (1/n) sum max(0, 1 - y_i a_i.beta) over ||beta|| <= r: LP cutting
     planes (HiGHS dual simplex, warm-started, in a trust box around the best point) with an
-    active-set polish. Returns (upper bound at a feasible beta, lower bound from a box-feasible
-    alpha) with upper - lower <= gamma; raises RuntimeError if that certificate is not reached.
+    active-set polish. Returns the _HingeBest: upper bound U at a ball-feasible beta b, lower bound
+    L from alpha a (clipped into the box when used), U - L <= gamma; raises RuntimeError if that
+    certificate is not reached.
     `upper`, `lower` replace the two bound formulas (only the check's mutants do)."""
     import highspy
     M = np.asarray(y, float)[:, None] * np.asarray(A, float)
@@ -282,6 +286,12 @@ def _hinge_score(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None):
     if not best.done():
         raise RuntimeError(f"hinge score: certificate {best.U - best.L:.3g} above {gamma:.3g} "
                            f"after {max_iter} LP solves")
+    return best
+
+
+def _hinge_score(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> tuple:
+    "(upper, lower) of `_hinge_solve`: the certified hinge score and its lower bound."
+    best = _hinge_solve(A, y, r, gamma, max_iter, upper, lower)
     return best.U, best.L
 
 # %% ../nbs/50_bss.ipynb #ad531794
