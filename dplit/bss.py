@@ -270,9 +270,8 @@ def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -
         sol, U0 = h.getSolution(), best.U
         beta = -np.asarray(sol.row_dual, float)        # the row duals are the primal beta
         _, b = best.offer(M, r, beta, np.asarray(sol.col_value, float)[:n])
-        for _ in range(2):
-            if not best.done():
-                b = _hinge_polish(M, r, b, best)
+        if not best.done():
+            b = _hinge_polish(M, r, b, best)
         if best.done():
             break
         nb = float(np.linalg.norm(beta))

@@ -1188,8 +1188,8 @@ class HingeOASearch(_HingeOATopR):
         if min(s, p - s) >= 2:
             L, vL = self._pull(cuts, master, S1, L, vL, R, st)
         st["certify_s"] = time.perf_counter() - t
-        L, vL = _sorted_top(L, vL, R)
-        return L, support_scores(X, y, L, r=r, loss="hinge")
+        # the scores are those of support_scores: the same scorer on the same sorted columns
+        return _sorted_top(L, vL, R)
 
     def best_per_bucket(self, X, y, s, center, *, r, loss="hinge", rule="exact"):
         "Row k: the best support with exactly (at least) k elements outside `center`, k = 0..K."
@@ -1214,7 +1214,7 @@ class HingeOASearch(_HingeOATopR):
                                       lhs=(s - k) if rule == "exact" else None)
                 rows.append(tuple(sorted(self._oa(cuts, master)[0])))
         S = np.array(rows, dtype=np.int64)
-        return S, support_scores(X, y, S, r=r, loss="hinge")
+        return S, cuts.scores(S)
 
 # %% ../nbs/51_bss_mip.ipynb #h0097f3e
 @register_check(
