@@ -23,7 +23,7 @@ __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_for
            'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
            'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
            'verify_top_r_exact', 'verify_selector', 'hinge_data', 'HingeCuts', 'HingeOASearch',
-           'verify_hinge_cut_validity', 'verify_hinge_exact', 'bench_top_r']
+           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -1099,6 +1099,7 @@ class _HingeOABase(SearchBackend):
         self.tol = check_positive(tol, "tol")
         self.time_limit = check_positive(time_limit, "time_limit")
         self._last = (None, None)
+        self.max_pulls = None                     # a mutant for the check: stop pulling early
 
     def _setup(self, X, y, s, r, loss):
         if loss != "hinge":
@@ -1158,7 +1159,7 @@ class _HingeOATopR(_HingeOABase):
             if len(pulled) == 1:
                 st["appendix_b_check"] = bool(np.max(vL[1:], initial=-np.inf) <= u)
             L, vL = _sorted_top(np.vstack([L, [T]]), np.r_[vL, u], R)
-            if len(vL) == R and lb > vL[-1]:
+            if len(vL) == R and lb > vL[-1] or len(pulled) == self.max_pulls:
                 break
             master.add_subset_sum(list(T), rhs=s - 0.5)          # exclusion cut
         st["pulls"] = len(pulled)
@@ -1256,6 +1257,54 @@ def verify_hinge_exact(full: bool = False, rng=None) -> dict:
             total += 1
     return dict(measured=f"{ok}/{total} lists equal enumeration", tolerance="all equal",
                 passed=ok == total)
+
+# %% ../nbs/51_bss_mip.ipynb #521213a3
+def _hinge_swap_data(n: int, rng=None) -> tuple:
+    """A crafted instance (p = 8) on which Appendix B's check fails: y follows x0 + x1, and
+    x2 + x3 = x0 + x1 with x2 - x3 independent noise, so the pair (2, 3) competes with (0, 1)
+    while most one-swaps do not."""
+    from dplit.core import as_rng
+    g = as_rng(rng)
+    x0, x1, z = g.uniform(-0.5, 0.5, (3, n))
+    X = np.column_stack([x0, x1, (x0 + x1) / 2 + 0.4 * z, (x0 + x1) / 2 - 0.4 * z,
+                         g.uniform(-0.5, 0.5, (n, 4))])
+    return X, np.where(x0 + x1 + 0.05 * g.normal(size=n) > 0, 1.0, -1.0)
+
+
+@register_check(
+    "bss_mip_hinge_top_r_exact",
+    "HingeOASearch.top_r (OA + exact one-swap scores + certified >= 2-swap pulls) lists the "
+    "enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
+    "Appendix B's check holds and where it fails; stopping after one pull (the check trusted) "
+    "is wrong on one of them",
+    "Prastakos, Behdin & Mazumder (2025), App B and C; spec F-V15",
+)
+def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
+    # fixed instances (rng unused): the check must hold on one and fail on others
+    cases = [(*hinge_data(2000, 10, 2, rng=0)[:2], 2), (*hinge_data(600, 12, 3, rng=2)[:2], 3),
+             (*_hinge_swap_data(400, 0), 2)]
+    ok = total = 0
+    checks, naive_wrong = [], 0
+    for X, y, s in cases:
+        p = X.shape[1]
+        E, ve = enumerate_supports(X, y, s, r=1.1, loss="hinge")
+        m, A = HingeOASearch(), 2 + (p - s) * s
+        for R in (1, 5, A, A + 10):
+            S, v = m.top_r(X, y, s, R, r=1.1)
+            ok += bool(np.array_equal(S, E[:R]) and np.allclose(v, ve[:R], rtol=0, atol=1e-12))
+            total += 1
+            if R == A:
+                checks.append(m.last_stats_["appendix_b_check"])
+                naive = HingeOASearch()
+                naive.max_pulls = 1                              # the mutant: trust the check
+                naive_wrong += not np.array_equal(naive.top_r(X, y, s, A, r=1.1)[0], E[:A])
+    fails = checks.count(False)
+    return dict(measured=f"{ok}/{total} lists equal enumeration; Appendix B check held on "
+                         f"{checks.count(True)}, failed on {fails} instance(s); one-pull mutant "
+                         f"wrong on {naive_wrong}",
+                tolerance="all equal; the check fails somewhere and holds somewhere; the mutant "
+                          "is wrong somewhere",
+                passed=ok == total and 0 < fails < len(checks) and naive_wrong >= 1)
 
 # %% ../nbs/51_bss_mip.ipynb #9b51e7eb
 def _time_pipeline(n, p, s, rng, warm_start="iht", oa2_time=2.0):
