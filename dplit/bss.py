@@ -262,11 +262,19 @@ def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -
     n, s = M.shape
     h, best, delta = _hinge_lp(M, r), _HingeBest(s, gamma, upper, lower), None
     box = np.arange(n, n + 2 * s, dtype=np.int32)
+    fails = 0
     for _ in range(max_iter):
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            raise RuntimeError("hinge score: HiGHS failed "
-                               f"({h.modelStatusToString(h.getModelStatus())})")
+            fails += 1                                 # numerical trouble: restart without
+            if fails > 2:                              # warm start, then from a fresh model
+                raise RuntimeError("hinge score: HiGHS failed "
+                                   f"({h.modelStatusToString(h.getModelStatus())})")
+            if fails == 1:
+                h.clearSolver()
+            else:
+                h, delta = _hinge_lp(M, r), None
+            continue
         sol, U0 = h.getSolution(), best.U
         beta = -np.asarray(sol.row_dual, float)        # the row duals are the primal beta
         _, b = best.offer(M, r, beta, np.asarray(sol.col_value, float)[:n])
