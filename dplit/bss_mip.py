@@ -1149,20 +1149,25 @@ class _HingeOATopR(_HingeOABase):
         return tuple(sorted(S1)), master
 
     def _pull(self, cuts, master, S1, L, vL, R, st):
-        "Steps 3-4: >= 2-swap supports by OA with exclusion cuts until the R-th score is beaten."
+        """Steps 3-4: OA on the >= 2-swap region; after each solve every support scored so far in
+        that region joins the list and gets an exclusion cut, until the R-th score is beaten."""
         s, total = len(S1), math.comb(cuts.p, len(S1)) - len(L)
         master.add_subset_sum(list(S1), rhs=s - 2)
-        pulled = []
-        while len(pulled) < total:
+        excluded, pulls = set(), 0
+        while len(excluded) < total:
             T, u, lb = self._oa(cuts, master, stats=st)
-            pulled.append((tuple(sorted(T)), u))
-            if len(pulled) == 1:
+            pulls += 1
+            if pulls == 1:
                 st["appendix_b_check"] = bool(np.max(vL[1:], initial=-np.inf) <= u)
-            L, vL = _sorted_top(np.vstack([L, [T]]), np.r_[vL, u], R)
-            if len(vL) == R and lb > vL[-1] or len(pulled) == self.max_pulls:
+            new = [S for S in cuts.known if S not in excluded
+                   and len(set(S) - set(S1)) >= 2]              # T and the OA's other cuts
+            L, vL = _sorted_top(np.vstack([L, new]), np.r_[vL, cuts.scores(new)], R)
+            if len(vL) == R and lb > vL[-1] or pulls == self.max_pulls:
                 break
-            master.add_subset_sum(list(T), rhs=s - 0.5)          # exclusion cut
-        st["pulls"] = len(pulled)
+            for S in new:                                        # exclusion cuts
+                master.add_subset_sum(list(S), rhs=s - 0.5)
+                excluded.add(S)
+        st["pulls"] = pulls
         return L, vL
 
 # %% ../nbs/51_bss_mip.ipynb #182ec87c
