@@ -76,3 +76,18 @@ def test_top_r_p30_equals_one_swap_scores():
     vp = support_scores(X, y, P1, r=1.1, loss="hinge")
     listed = {tuple(r) for r in L}
     assert all(tuple(s) in listed for s, w in zip(P1, vp) if w < v[-1])
+
+
+def test_recovery_trial_loss_inputs():
+    from dplit.bss_experiments import recovery_trial
+    with pytest.raises(ValueError, match="loss"):
+        recovery_trial(200, 8, 2, 0, loss="logistic")
+    with pytest.raises(ValueError, match="mcmc"):
+        recovery_trial(200, 8, 2, 0, methods=("mcmc",), loss="hinge")
+
+
+def test_recovery_trial_hinge_small():
+    from dplit.bss_experiments import recovery_trial
+    rows = recovery_trial(400, 8, 2, 0, loss="hinge", draws=20)
+    assert [r["method"] for r in rows] == ["top_r", "mistakes", "samp_agg"]
+    assert all(0 <= r["correct"] <= 1 and 0 <= r["f1"] <= 1 for r in rows)
