@@ -95,7 +95,8 @@ def _squared_scores(X, y, supports, r, G=None, b=None):
 # %% ../nbs/50_bss.ipynb #459340ce
 def _hinge_score_lp(A, y, r, gamma, max_iter: int = 500):
     """Reference hinge score (the first implementation, kept for the check): plain LP cutting
-    planes on the ball through scipy's linprog with dense matrices (seconds per support at n = 2000).
+    planes on the ball through scipy's linprog with dense matrices (seconds per support at
+    n = 2000).
     Returns (upper bound at a feasible beta, lower bound from a box-feasible alpha)."""
     n, s = A.shape
     M = y[:, None] * A
@@ -202,9 +203,9 @@ def _hinge_face(M, r, u, Q, rowsets, b_ref):
             out.append((bb, alpha(x[:-1])))
     return out
 
-# %% ../nbs/50_bss.ipynb #3809f88f
+# %% ../nbs/50_bss.ipynb #6afb3a41
 class _HingeBest:
-    "The best certified pair so far: upper bound U at beta b, lower bound L; the two bound formulas."
+    "The best certified pair so far: upper bound U at beta b, lower bound L; the bound formulas."
 
     def __init__(self, s, gamma, upper=None, lower=None):
         self.U, self.b, self.L, self.gamma = np.inf, np.zeros(s), -np.inf, gamma
@@ -227,7 +228,7 @@ class _HingeBest:
     def done(self) -> bool:
         return self.U - self.L <= self.gamma
 
-
+# %% ../nbs/50_bss.ipynb #2d6be594
 def _hinge_polish(M, r, b, best, near: int = 64):
     """One round of the active-set polish around b (in the ball): for j = 0..s, the j distinct rows
     nearest to margin 1 are taken as active (`_hinge_face`). Returns the candidate beta with the
@@ -249,7 +250,14 @@ def _hinge_polish(M, r, b, best, near: int = 64):
             break
     return step
 
-# %% ../nbs/50_bss.ipynb #c7701fa7
+# %% ../nbs/50_bss.ipynb #1c684239
+def _hinge_box(h, n, b, delta, r):
+    "Set the box columns' costs: the trust box [b - delta, b + delta] cut to [-r, r]."
+    s = len(b)
+    h.changeColsCost(2 * s, np.arange(n, n + 2 * s, dtype=np.int32),
+                     np.r_[np.minimum(b + delta, r), np.minimum(delta - b, r)])
+
+# %% ../nbs/50_bss.ipynb #cf7d376e
 def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> _HingeBest:
     """Certified hinge score (1/n) sum max(0, 1 - y_i a_i.beta) over ||beta|| <= r: LP cutting
     planes (HiGHS dual simplex, warm-started, in a trust box around the best point) with an
@@ -261,7 +269,6 @@ def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -
     M = np.asarray(y, float)[:, None] * np.asarray(A, float)
     n, s = M.shape
     h, best, delta = _hinge_lp(M, r), _HingeBest(s, gamma, upper, lower), None
-    box = np.arange(n, n + 2 * s, dtype=np.int32)
     fails = 0
     for _ in range(max_iter):
         h.run()
@@ -288,14 +295,13 @@ def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -
         delta = 0.1 * r if delta is None else (delta / 2 if best.U >= U0 else delta)
         if delta < 1e-9 * r:
             delta = 2.0 * r                            # trust box gone: plain cutting planes
-        h.changeColsCost(2 * s, box, np.r_[np.minimum(best.b + delta, r),
-                                           np.minimum(delta - best.b, r)])
+        _hinge_box(h, n, best.b, delta, r)
     if not best.done():
         raise RuntimeError(f"hinge score: certificate {best.U - best.L:.3g} above {gamma:.3g} "
                            f"after {max_iter} LP solves")
     return best
 
-
+# %% ../nbs/50_bss.ipynb #2bcedcb5
 def _hinge_score(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> tuple:
     "(upper, lower) of `_hinge_solve`: the certified hinge score and its lower bound."
     best = _hinge_solve(A, y, r, gamma, max_iter, upper, lower)

@@ -279,7 +279,8 @@ def _l1svm_all_nonzero_vote(X, y, s: int) -> tuple:
 
 @register_check("bss_samp_agg_l1svm",
                 "L1-SVM block fits match an independent conic solve (Clarabel) in objective; every "
-                "block votes for exactly s columns (also blocks with fewer rows than s and with one "
+                "block votes for exactly s columns (also blocks with fewer rows than s and with "
+                "one "
                 "label); a block voting for all non-zeros is refused",
                 "Kifer, Smith & Thakurta (2012); Prastakos, Behdin & Mazumder (2025), App D.2")
 def verify_samp_agg_l1svm(full: bool = False, rng=None) -> dict:
@@ -304,8 +305,8 @@ def verify_samp_agg_l1svm(full: bool = False, rng=None) -> dict:
         refused = False
     except ValueError:
         refused = True
-    return dict(measured=f"max |objective - Clarabel| = {worst:.1e}; {exact_s}/{len(blocks)} blocks "
-                         f"vote for exactly s; all-non-zero vote refused: {refused}",
+    return dict(measured=f"max |objective - Clarabel| = {worst:.1e}; {exact_s}/{len(blocks)} "
+                         f"blocks vote for exactly s; all-non-zero vote refused: {refused}",
                 tolerance="<= 1e-6; all; refused",
                 passed=worst <= 1e-6 and exact_s == len(blocks) and refused)
 

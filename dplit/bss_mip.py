@@ -1170,32 +1170,9 @@ class _HingeOATopR(_HingeOABase):
         st["pulls"] = pulls
         return L, vL
 
-# %% ../nbs/51_bss_mip.ipynb #182ec87c
-class HingeOASearch(_HingeOATopR):
+# %% ../nbs/51_bss_mip.ipynb #d06fff98
+class _HingeOABuckets(_HingeOATopR):
     __doc__ = _HingeOABase.__doc__
-
-    def top_r(self, X, y, s, R, *, r, loss="hinge"):
-        """The R best supports (Eq 5) for the hinge score, best first, with exact scores; the
-        split of the last call is in `self.last_stats_`."""
-        X, y, s, r = self._setup(X, y, s, r, loss)
-        p = X.shape[1]
-        R = check_int(R, "R", low=1, high=math.comb(p, s))
-        st, t = {}, time.perf_counter()
-        self.last_stats_ = st
-        cuts = self._cuts(X, y, r)
-        S1, master = self._centre(X, y, s, cuts, st)
-        st["oa_s"], t = time.perf_counter() - t, time.perf_counter()
-        P1 = one_swap_supports(S1, p)
-        for S in P1:                                             # scores, and cuts for step 3
-            master.add_cut(tuple(S), *cuts.cut(tuple(S)))
-        L = np.vstack([[S1], P1])
-        vL = np.r_[cuts.solve(S1)[0], cuts.scores(P1)]
-        st["one_swap_s"], t = time.perf_counter() - t, time.perf_counter()
-        if min(s, p - s) >= 2:
-            L, vL = self._pull(cuts, master, S1, L, vL, R, st)
-        st["certify_s"] = time.perf_counter() - t
-        # the scores are those of support_scores: the same scorer on the same sorted columns
-        return _sorted_top(L, vL, R)
 
     def best_per_bucket(self, X, y, s, center, *, r, loss="hinge", rule="exact"):
         "Row k: the best support with exactly (at least) k elements outside `center`, k = 0..K."
@@ -1221,6 +1198,33 @@ class HingeOASearch(_HingeOATopR):
                 rows.append(tuple(sorted(self._oa(cuts, master)[0])))
         S = np.array(rows, dtype=np.int64)
         return S, cuts.scores(S)
+
+# %% ../nbs/51_bss_mip.ipynb #ec0f1998
+class HingeOASearch(_HingeOABuckets):
+    __doc__ = _HingeOABase.__doc__
+
+    def top_r(self, X, y, s, R, *, r, loss="hinge"):
+        """The R best supports (Eq 5) for the hinge score, best first, with exact scores; the
+        split of the last call is in `self.last_stats_`."""
+        X, y, s, r = self._setup(X, y, s, r, loss)
+        p = X.shape[1]
+        R = check_int(R, "R", low=1, high=math.comb(p, s))
+        st, t = {}, time.perf_counter()
+        self.last_stats_ = st
+        cuts = self._cuts(X, y, r)
+        S1, master = self._centre(X, y, s, cuts, st)
+        st["oa_s"], t = time.perf_counter() - t, time.perf_counter()
+        P1 = one_swap_supports(S1, p)
+        for S in P1:                                             # scores, and cuts for step 3
+            master.add_cut(tuple(S), *cuts.cut(tuple(S)))
+        L = np.vstack([[S1], P1])
+        vL = np.r_[cuts.solve(S1)[0], cuts.scores(P1)]
+        st["one_swap_s"], t = time.perf_counter() - t, time.perf_counter()
+        if min(s, p - s) >= 2:
+            L, vL = self._pull(cuts, master, S1, L, vL, R, st)
+        st["certify_s"] = time.perf_counter() - t
+        # the scores are those of support_scores: the same scorer on the same sorted columns
+        return _sorted_top(L, vL, R)
 
 # %% ../nbs/51_bss_mip.ipynb #h0097f3e
 @register_check(
@@ -1263,7 +1267,7 @@ def verify_hinge_exact(full: bool = False, rng=None) -> dict:
     return dict(measured=f"{ok}/{total} lists equal enumeration", tolerance="all equal",
                 passed=ok == total)
 
-# %% ../nbs/51_bss_mip.ipynb #521213a3
+# %% ../nbs/51_bss_mip.ipynb #e92c8e61
 def _hinge_swap_data(n: int, rng=None) -> tuple:
     """A crafted instance (p = 8) on which Appendix B's check fails: y follows x0 + x1, and
     x2 + x3 = x0 + x1 with x2 - x3 independent noise, so the pair (2, 3) competes with (0, 1)
@@ -1275,7 +1279,7 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
                          g.uniform(-0.5, 0.5, (n, 4))])
     return X, np.where(x0 + x1 + 0.05 * g.normal(size=n) > 0, 1.0, -1.0)
 
-
+# %% ../nbs/51_bss_mip.ipynb #9a246cdd
 @register_check(
     "bss_mip_hinge_top_r_exact",
     "HingeOASearch.top_r (OA + exact one-swap scores + certified >= 2-swap pulls) lists the "
