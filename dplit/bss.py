@@ -24,15 +24,15 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
            'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
-           'verify_score_exact', 'verify_hinge_score', 'clip_data', 'exponential_support_log_probs',
-           'exponential_support_select', 'log_n_supports', 'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon',
-           'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError', 'bucket_log_sizes',
-           'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample', 'lazy_bucket_argmax', 'bucket_gap',
-           'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law',
-           'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio', 'hockey_stick', 'grid_rows',
-           'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity', 'verify_p0_logspace',
-           'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy', 'paper_design',
-           'verify_mistakes_sampler', 'verify_mistakes_lazy', 'gap_instance', 'mistakes_privacy_row',
+           'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
+           'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports', 'log_tail_count',
+           'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError',
+           'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample',
+           'lazy_bucket_argmax', 'bucket_gap', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select',
+           'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio',
+           'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
+           'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
+           'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy', 'gap_instance', 'mistakes_privacy_row',
            'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
            'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs', 'BestSubsetSelector']
 
@@ -97,9 +97,10 @@ def _squared_scores(X, y, supports, r, G=None, b=None):
     return out_v, out_g
 
 # %% ../nbs/50_bss.ipynb #459340ce
-def _hinge_score(A, y, r, gamma, max_iter: int = 500):
-    """Certified hinge score (1/n) sum max(0, 1 - y_i a_i.beta) over ||beta|| <= r by LP cutting
-    planes.
+def _hinge_score_lp(A, y, r, gamma, max_iter: int = 500):
+    """Reference hinge score (the first implementation, kept for the check): plain LP cutting
+    planes on the ball through scipy's linprog with dense matrices (seconds per support at
+    n = 2000).
     Returns (upper bound at a feasible beta, lower bound from a box-feasible alpha)."""
     n, s = A.shape
     M = y[:, None] * A
@@ -124,6 +125,191 @@ def _hinge_score(A, y, r, gamma, max_iter: int = 500):
             break
         cuts.append(beta / nb)
     return U, L
+
+# %% ../nbs/50_bss.ipynb #e993cf21
+def _hinge_upper(M, beta, r) -> tuple:
+    "Upper bound (1/n) sum max(0, 1 - M beta) at beta scaled into the ball, and that beta."
+    nb = float(np.linalg.norm(beta))
+    b = beta * (r / nb) if nb > r else beta
+    return float(np.maximum(0.0, 1.0 - M @ b).mean()), b
+
+
+def _hinge_lower(M, alpha, r) -> float:
+    "Lower bound (1/n)(sum alpha - r ||M' alpha||) at alpha clipped into the box [0, 1]^n."
+    a = np.clip(alpha, 0.0, 1.0)
+    return float((a.sum() - r * np.linalg.norm(M.T @ a)) / len(a))
+
+
+def _hinge_lp(M, r):
+    """HiGHS model of the dual LP over a polyhedron containing the ball (see the derivation):
+    max sum(alpha)/n - sum_k c_k nu_k s.t. M' alpha / n = G' nu, alpha in [0, 1]^n, nu >= 0,
+    with G = [I; -I] (a box, columns n..n+2s-1) and the tangent cuts added later as columns."""
+    import highspy
+    n, s = M.shape
+    h = highspy.Highs()
+    h.silent()
+    for o in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+        h.setOptionValue(o, 1e-10)
+    h.setOptionValue("presolve", "off")                # s rows: presolve costs more than it saves
+    h.setOptionValue("simplex_strategy", 1)            # dual simplex
+    lp = highspy.HighsLp()
+    G = np.vstack([np.eye(s), -np.eye(s)])
+    ncol = n + 2 * s
+    lp.num_col_, lp.num_row_ = ncol, s
+    lp.col_cost_ = np.r_[np.full(n, -1.0 / n), np.full(2 * s, float(r))]
+    lp.col_lower_ = np.zeros(ncol)
+    lp.col_upper_ = np.r_[np.ones(n), np.full(2 * s, highspy.kHighsInf)]
+    lp.row_lower_ = lp.row_upper_ = np.zeros(s)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.arange(0, s * ncol + 1, s, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(s, dtype=np.int32), ncol)
+    lp.a_matrix_.value_ = np.r_[(M / n).ravel(), (-G).ravel()]
+    h.passModel(lp)
+    return h
+
+# %% ../nbs/50_bss.ipynb #5b7adb2d
+def _hinge_face(M, r, u, Q, rowsets, b_ref):
+    """Closed-form (beta, alpha) candidates when the distinct rows Q (members `rowsets`) have margin
+    exactly 1 and the other rows are classified by their margins u: the face vertex with the ball
+    inactive, b_ref moved inside the face, and the optimum of the face on the sphere."""
+    n, s = M.shape
+    I0 = np.concatenate(rowsets) if rowsets else np.zeros(0, dtype=np.int64)
+    Ip = u < 1
+    Ip[I0] = False
+    c, base = M[Ip].sum(0), Ip.astype(float)
+    nc = float(np.linalg.norm(c))
+    if not len(Q):                                      # no margin at 1: the sphere or beta = 0
+        return [(r * c / nc if nc > 0 else np.zeros(s), base)]
+    cnt = np.array([len(m) for m in rowsets], float)
+
+    def alpha(aq):                                      # a distinct row's weight, split evenly
+        a = base.copy()
+        for m, v, k in zip(rowsets, np.clip(aq, 0.0, cnt), cnt):
+            a[m] = v / k
+        return a
+
+    Uq, sv, Vt = np.linalg.svd(Q, full_matrices=True)
+    k = int(np.sum(sv > sv[0] * 1e-12))
+    b0 = Vt[:k].T @ ((Uq[:, :k].T @ np.ones(len(Q))) / sv[:k])   # min-norm point of Q beta = 1
+    out = [(b0, alpha(np.linalg.lstsq(Q.T, -c, rcond=None)[0]))]
+    N, nb0 = Vt[k:].T, float(np.linalg.norm(b0))
+    if nb0 < r and N.shape[1]:
+        rad = math.sqrt(r * r - nb0 * nb0)
+        e = N @ (N.T @ b_ref)
+        ne = float(np.linalg.norm(e))
+        if ne > 0:
+            out.append((b0 + e * min(1.0, rad / ne), None))
+        d = N @ (N.T @ c)
+        nd = float(np.linalg.norm(d))
+        if nd > 1e-12 * max(nc, 1.0):
+            bb = b0 + rad * d / nd                      # c + Q' alpha = lam * bb, lam >= 0
+            x = np.linalg.lstsq(np.column_stack([Q.T, -bb]), -c, rcond=None)[0]
+            out.append((bb, alpha(x[:-1])))
+    return out
+
+# %% ../nbs/50_bss.ipynb #6afb3a41
+class _HingeBest:
+    "The best certified pair so far: upper bound U at beta b, lower bound L; the bound formulas."
+
+    def __init__(self, s, gamma, upper=None, lower=None):
+        self.U, self.b, self.L, self.gamma = np.inf, np.zeros(s), -np.inf, gamma
+        self.a = None                                  # the alpha of the lower bound
+        self.upper, self.lower = upper or _hinge_upper, lower or _hinge_lower
+
+    def offer(self, M, r, beta=None, alpha=None):
+        "Evaluate both bounds at the candidates; returns (upper bound, beta in the ball)."
+        if alpha is not None:
+            L = self.lower(M, alpha, r)
+            if L > self.L:
+                self.L, self.a = L, alpha
+        if beta is None:
+            return np.inf, None
+        U, b = self.upper(M, beta, r)
+        if U < self.U:
+            self.U, self.b = U, b
+        return U, b
+
+    def done(self) -> bool:
+        return self.U - self.L <= self.gamma
+
+# %% ../nbs/50_bss.ipynb #2d6be594
+def _hinge_polish(M, r, b, best, near: int = 64):
+    """One round of the active-set polish around b (in the ball): for j = 0..s, the j distinct rows
+    nearest to margin 1 are taken as active (`_hinge_face`). Returns the candidate beta with the
+    smallest upper bound (the next round's centre)."""
+    n, s = M.shape
+    u = M @ b
+    idx = np.argpartition(np.abs(u - 1), near - 1)[:near] if n > near else np.arange(n)
+    idx = idx[np.argsort(np.abs(u[idx] - 1), kind="stable")]
+    Qall, first = np.unique(M[idx], axis=0, return_index=True)
+    Qall = Qall[np.argsort(first)][:s]
+    rows = [np.flatnonzero(np.all(M == q, axis=1)) for q in Qall]
+    step, step_u = b, np.inf
+    for j in range(len(Qall) + 1):
+        for bc, ac in _hinge_face(M, r, u, Qall[:j], rows[:j], b):
+            Uc, bf = best.offer(M, r, bc, ac)
+            if Uc < step_u:
+                step, step_u = bf, Uc
+        if best.done():
+            break
+    return step
+
+# %% ../nbs/50_bss.ipynb #1c684239
+def _hinge_box(h, n, b, delta, r):
+    "Set the box columns' costs: the trust box [b - delta, b + delta] cut to [-r, r]."
+    s = len(b)
+    h.changeColsCost(2 * s, np.arange(n, n + 2 * s, dtype=np.int32),
+                     np.r_[np.minimum(b + delta, r), np.minimum(delta - b, r)])
+
+# %% ../nbs/50_bss.ipynb #cf7d376e
+def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> _HingeBest:
+    """Certified hinge score (1/n) sum max(0, 1 - y_i a_i.beta) over ||beta|| <= r: LP cutting
+    planes (HiGHS dual simplex, warm-started, in a trust box around the best point) with an
+    active-set polish. Returns the _HingeBest: upper bound U at a ball-feasible beta b, lower bound
+    L from alpha a (clipped into the box when used), U - L <= gamma; raises RuntimeError if that
+    certificate is not reached.
+    `upper`, `lower` replace the two bound formulas (only the check's mutants do)."""
+    import highspy
+    M = np.asarray(y, float)[:, None] * np.asarray(A, float)
+    n, s = M.shape
+    h, best, delta = _hinge_lp(M, r), _HingeBest(s, gamma, upper, lower), None
+    fails = 0
+    for _ in range(max_iter):
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            fails += 1                                 # numerical trouble: restart without
+            if fails > 2:                              # warm start, then from a fresh model
+                raise RuntimeError("hinge score: HiGHS failed "
+                                   f"({h.modelStatusToString(h.getModelStatus())})")
+            if fails == 1:
+                h.clearSolver()
+            else:
+                h, delta = _hinge_lp(M, r), None
+            continue
+        sol, U0 = h.getSolution(), best.U
+        beta = -np.asarray(sol.row_dual, float)        # the row duals are the primal beta
+        _, b = best.offer(M, r, beta, np.asarray(sol.col_value, float)[:n])
+        if not best.done():
+            b = _hinge_polish(M, r, b, best)
+        if best.done():
+            break
+        nb = float(np.linalg.norm(beta))
+        if nb > r:                                     # cut off beta: tangent plane g.beta <= r
+            h.addCol(float(r), 0.0, highspy.kHighsInf, s, np.arange(s, dtype=np.int32), -beta / nb)
+        delta = 0.1 * r if delta is None else (delta / 2 if best.U >= U0 else delta)
+        if delta < 1e-9 * r:
+            delta = 2.0 * r                            # trust box gone: plain cutting planes
+        _hinge_box(h, n, best.b, delta, r)
+    if not best.done():
+        raise RuntimeError(f"hinge score: certificate {best.U - best.L:.3g} above {gamma:.3g} "
+                           f"after {max_iter} LP solves")
+    return best
+
+# %% ../nbs/50_bss.ipynb #2bcedcb5
+def _hinge_score(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -> tuple:
+    "(upper, lower) of `_hinge_solve`: the certified hinge score and its lower bound."
+    best = _hinge_solve(A, y, r, gamma, max_iter, upper, lower)
+    return best.U, best.L
 
 # %% ../nbs/50_bss.ipynb #ad531794
 def _as_support(support, p: int, name: str = "support") -> tuple:
@@ -433,6 +619,71 @@ def verify_hinge_score(full: bool = False, rng=None) -> dict:
     return dict(measured=f"grid beats certified score by {worst_beat:.1e}; grid minus score = "
                          f"{worst_close:.2f} x grid resolution; certificate {worst_cert:.1e}",
                 tolerance="<= 1e-9; <= 1 resolution; <= gamma = 1e-9", passed=ok)
+
+# %% ../nbs/50_bss.ipynb #bc0b2a1c
+def _hinge_cases(g, full: bool = False) -> list:
+    """(name, A, y, r) test cases for the hinge scorer: generic, separable (score 0), one label,
+    beta = 0 optimal, ball active and inactive, and rows tied on a grid (many equal margins)."""
+    out = []
+    for k in range(12 if full else 6):
+        n, s = int(g.integers(20, 80)), int(g.integers(1, 6))
+        A = np.clip(g.normal(size=(n, s)), -0.5, 0.5)
+        w = g.normal(size=s)
+        noisy = np.where(A @ w + 0.3 * g.normal(size=n) > 0, 1.0, -1.0)
+        sep = np.where(A @ w > 0, 1.0, -1.0)
+        grid = g.choice([-0.5, 0.0, 0.5], size=(n, s))
+        out += [("generic", A, noisy, 1.1), ("ball active", A, noisy, 0.2),
+                ("ball inactive", A, noisy, 50.0), ("separable", A, sep, 50.0),
+                ("separable, small ball", A, sep, 1.1), ("one label", A, np.ones(n), 1.1),
+                ("beta = 0 optimal", np.vstack([A, -A]), np.r_[noisy, noisy], 1.1),
+                ("tied rows", grid, np.where(grid @ w + 0.3 * g.normal(size=n) > 0, 1.0, -1.0),
+                 1.1),
+                ("tied rows, ball inactive", grid, np.where(grid @ w > 0, 1.0, -1.0), 50.0)]
+    return out
+
+
+def _interval_mismatch(a, b, tol: float = 1e-12) -> float:
+    "How far two certified intervals (upper, lower) fail to overlap (<= tol: they agree)."
+    return max(a[1] - b[0], b[1] - a[0])
+
+# %% ../nbs/50_bss.ipynb #9961ff33
+def _hinge_upper_no_ball(M, beta, r):
+    "Mutant: the upper bound at beta without scaling it into the ball."
+    return float(np.maximum(0.0, 1.0 - M @ beta).mean()), beta
+
+
+def _hinge_lower_half(M, alpha, r):
+    "Mutant: a wrong dual, r / 2 instead of r."
+    return _hinge_lower(M, alpha, r / 2)
+
+
+@register_check("bss_hinge_scorer_lp",
+                "the fast hinge scorer's certified interval overlaps the plain LP cutting-plane "
+                "score's on >= 50 supports (generic, separable, one label, beta = 0 optimal, ball "
+                "active/inactive, tied rows); mutants (no ball; dual with r / 2) are rejected",
+                source="Prastakos, Behdin & Mazumder (2025), App C")
+def verify_hinge_scorer_lp(full: bool = False, rng=None) -> dict:
+    g = as_rng(rng)
+    gam = score_tolerance(2, loss="hinge") / 10
+    cases = _hinge_cases(g, full)
+    worst, worst_gap, mut, kinds = -np.inf, 0.0, {"no_ball": -np.inf, "half_dual": -np.inf}, 0
+    for name, A, y, r in cases:
+        ref = _hinge_score_lp(A, y, r, gam)
+        new = _hinge_score(A, y, r, gam)
+        worst = max(worst, _interval_mismatch(new, ref))
+        worst_gap = max(worst_gap, new[0] - new[1], ref[0] - ref[1])
+        for key, kw in (("no_ball", dict(upper=_hinge_upper_no_ball)),
+                        ("half_dual", dict(lower=_hinge_lower_half))):
+            try:
+                m = _hinge_score(A, y, r, gam, max_iter=50, **kw)
+                mut[key] = max(mut[key], _interval_mismatch(m, ref))
+            except RuntimeError:
+                mut[key] = np.inf                      # no certificate at all: also rejected
+    ok = len(cases) >= 50 and worst <= 1e-12 and worst_gap <= gam and min(mut.values()) > 1e-9
+    return dict(measured=f"{len(cases)} cases: worst interval mismatch {worst:.1e}, largest gap "
+                         f"{worst_gap:.1e}; mutant mismatch no_ball {mut['no_ball']:.2g}, "
+                         f"half_dual {mut['half_dual']:.2g}",
+                tolerance=f"mismatch <= 1e-12, gaps <= {gam:.0e}; each mutant > 1e-9", passed=ok)
 
 # %% ../nbs/50_bss.ipynb #61e03e87
 def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True):

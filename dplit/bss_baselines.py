@@ -21,9 +21,16 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['SAMP_AGG_MUTANTS', 'MCMC_MUTANTS', 'MCMC_AUDIT_ITER', 'lasso_vote', 'samp_agg_votes', 'samp_agg_scale',
            'samp_agg_sample', 'samp_agg_select', 'argmax_law', 'samp_agg_pair', 'support_codes', 'verify_samp_agg_law',
-           'l1_scores', 'verify_l1_score', 'mcmc_sensitivity', 'mcmc_temperature', 'mcmc_chains', 'l1_scorer',
-           'table_scorer', 'chain_law', 'verify_mcmc_law', 'mcmc_log_tv_bound', 'mcmc_delta', 'mcmc_steps',
-           'verify_mcmc_delta_bound', 'mcmc_select', 'mcmc_pair']
+           'l1svm_fit', 'l1svm_vote', 'verify_samp_agg_l1svm', 'l1_scores', 'verify_l1_score', 'mcmc_sensitivity',
+           'mcmc_temperature', 'mcmc_chains', 'l1_scorer', 'table_scorer', 'chain_law', 'verify_mcmc_law',
+           'mcmc_log_tv_bound', 'mcmc_delta', 'mcmc_steps', 'verify_mcmc_delta_bound', 'mcmc_select', 'mcmc_pair']
+
+# %% ../nbs/52_bss_baselines.ipynb #0f903050
+def _top_s(beta, X, y, s: int) -> tuple:
+    "The s largest |beta_j| (ties: the larger |x_j'y|, then the smaller index), sorted."
+    p = X.shape[1]
+    order = np.lexsort((np.arange(p), -np.abs(X.T @ y), -np.abs(beta)))   # last key sorts first
+    return tuple(sorted(order[:s].tolist()))
 
 # %% ../nbs/52_bss_baselines.ipynb #c006a1b2
 def lasso_vote(X, y, s: int) -> tuple:
@@ -41,14 +48,11 @@ def lasso_vote(X, y, s: int) -> tuple:
     sorted tuple of exactly s column indices.
     """
     from sklearn.linear_model import lars_path
-    p = X.shape[1]
     _, _, coefs = lars_path(X, y, method="lasso", max_iter=4 * s)
     nnz = (coefs != 0).sum(0)
     hit = np.flatnonzero(nnz >= s)
     beta = coefs[:, hit[0]] if len(hit) else coefs[:, -1]
-    corr = np.abs(X.T @ y)
-    order = np.lexsort((np.arange(p), -corr, -np.abs(beta)))   # last key sorts first
-    return tuple(sorted(order[:s].tolist()))
+    return _top_s(beta, X, y, s)
 
 # %% ../nbs/52_bss_baselines.ipynb #c008a1b2
 def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
@@ -95,7 +99,7 @@ def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
     return tuple(top[0].tolist()) if size is None else top
 
 
-def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, rng=None) -> Release:
+def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, vote=None, rng=None) -> Release:
     """Samp-Agg (Kifer, Smith & Thakurta 2012) with s-sparse Lasso votes: epsilon-DP under
     substitution with n public.
 
@@ -104,6 +108,7 @@ def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, rng=None) -> Releas
     X, y : data (no bounds needed: privacy comes from the vote vector's sensitivity)
     s : support size; epsilon : budget
     n_blocks : contiguous blocks (default floor(sqrt(n)))
+    vote : the per-block rule (default `lasso_vote`; `l1svm_vote` for classification)
     rng : Generator, int seed or None
 
     Returns
@@ -113,9 +118,10 @@ def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, rng=None) -> Releas
     eps = check_epsilon(epsilon)
     X, y = check_X_y(X, y, min_rows=2)
     m = math.isqrt(X.shape[0]) if n_blocks is None else n_blocks
-    v = samp_agg_votes(X, y, s, m)
+    v = samp_agg_votes(X, y, s, m, vote=lasso_vote if vote is None else vote)
     out = samp_agg_sample(v, s, samp_agg_scale(s, m, eps), rng)
-    return Release(out, PrivacySpend(eps, 0.0, "Samp-Agg (Lasso votes, Laplace)", "substitute"))
+    what = "Lasso" if vote is None else getattr(vote, "__name__", "custom")
+    return Release(out, PrivacySpend(eps, 0.0, f"Samp-Agg ({what} votes, Laplace)", "substitute"))
 
 # %% ../nbs/52_bss_baselines.ipynb #c013a1b2
 def argmax_law(votes, scale) -> np.ndarray:
@@ -185,6 +191,124 @@ def verify_samp_agg_law(full: bool = False, rng=None) -> dict:
                          f"chi-square p = {p_ok:.3g} (correct), {p_mut:.2g} (scale / sqrt 2)",
                 tolerance="correct p >= 1e-3, mutant p < 1e-6",
                 passed=sparse and raised and p_ok >= 1e-3 and p_mut < 1e-6)
+
+# %% ../nbs/52_bss_baselines.ipynb #0ed906c9
+def _l1svm_model(X, y):
+    """HiGHS LP of the L1-SVM on one block: columns beta+ (p), beta- (p), xi (m); rows
+    y_i x_i'(beta+ - beta-) + xi_i >= 1. The penalty lambda enters as the cost of beta+-."""
+    import highspy
+    m, p = X.shape
+    Z = y[:, None] * X
+    A = np.hstack([Z, -Z, np.eye(m)])
+    h = highspy.Highs()
+    h.silent()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = 2 * p + m, m
+    lp.col_cost_ = np.r_[np.zeros(2 * p), np.full(m, 1.0 / m)]
+    lp.col_lower_, lp.col_upper_ = np.zeros(2 * p + m), np.full(2 * p + m, highspy.kHighsInf)
+    lp.row_lower_, lp.row_upper_ = np.ones(m), np.full(m, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.arange(0, m * (2 * p + m) + 1, m, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(m, dtype=np.int32), 2 * p + m)
+    lp.a_matrix_.value_ = np.ascontiguousarray(A.T).ravel()
+    h.passModel(lp)
+    return h
+
+
+def l1svm_fit(X, y, lam, model=None) -> np.ndarray:
+    """The L1-SVM coefficients argmin (1/m) sum max(0, 1 - y_i x_i'beta) + lam ||beta||_1 (no
+    intercept) by HiGHS; `model` (from `_l1svm_model`) is re-used warm. Raises RuntimeError if the
+    LP is not solved."""
+    import highspy
+    p = X.shape[1]
+    h = _l1svm_model(X, y) if model is None else model
+    h.changeColsCost(2 * p, np.arange(2 * p, dtype=np.int32), np.full(2 * p, float(lam)))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"L1-SVM: HiGHS failed ({h.modelStatusToString(h.getModelStatus())})")
+    x = np.asarray(h.getSolution().col_value, float)
+    return x[:p] - x[p:2 * p]
+
+# %% ../nbs/52_bss_baselines.ipynb #08882517
+def l1svm_vote(X, y, s: int, steps: int = 40) -> tuple:
+    """The s-sparse L1-SVM support of one block: bisect log(lambda) in [1e-4, 1] lambda_max
+    (`steps` halvings) for exactly s non-zero coefficients (|beta_j| > 1e-9); a block that never
+    has exactly s keeps the s largest |beta_j| of the solution with the fewest non-zeros >= s
+    (else the most non-zeros), ties as `lasso_vote`.
+
+    Parameters
+    ----------
+    X : array (m, p); y : labels in {-1, +1} (m,); s : support size, 1 <= s < p
+    steps : bisection steps
+
+    Returns
+    -------
+    sorted tuple of exactly s column indices.
+    """
+    lam_max = float(np.max(np.abs(X.T @ y))) / len(y)
+    if lam_max == 0:
+        return _top_s(np.zeros(X.shape[1]), X, y, s)
+    h = _l1svm_model(X, y)
+    lo, hi = math.log(lam_max * 1e-4), math.log(lam_max)      # nnz(lo) large, nnz(hi) = 0
+    above, below = None, None                                   # (nnz, beta) nearest s
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        beta = l1svm_fit(X, y, math.exp(mid), h)
+        k = int(np.sum(np.abs(beta) > 1e-9))
+        if k == s:
+            return _top_s(beta, X, y, s)
+        if k > s:
+            lo = mid
+            above = (k, beta) if above is None or k < above[0] else above
+        else:
+            hi = mid
+            below = (k, beta) if below is None or k > below[0] else below
+    beta = above[1] if above is not None else below[1]
+    return _top_s(beta, X, y, s)
+
+# %% ../nbs/52_bss_baselines.ipynb #709e7cf3
+def _l1svm_objective(X, y, lam, beta) -> float:
+    return float(np.maximum(0.0, 1.0 - y * (X @ beta)).mean() + lam * np.abs(beta).sum())
+
+
+def _l1svm_all_nonzero_vote(X, y, s: int) -> tuple:
+    "Mutant: every non-zero coefficient at the penalty lambda_max / 20 (the public code's rule)."
+    beta = l1svm_fit(X, y, float(np.max(np.abs(X.T @ y))) / len(y) / 20)
+    return tuple(np.flatnonzero(np.abs(beta) > 1e-9).tolist())
+
+
+@register_check("bss_samp_agg_l1svm",
+                "L1-SVM block fits match an independent conic solve (Clarabel) in objective; every "
+                "block votes for exactly s columns (also blocks with fewer rows than s and with "
+                "one "
+                "label); a block voting for all non-zeros is refused",
+                "Kifer, Smith & Thakurta (2012); Prastakos, Behdin & Mazumder (2025), App D.2")
+def verify_samp_agg_l1svm(full: bool = False, rng=None) -> dict:
+    import cvxpy as cp
+    from dplit.bss_mip import hinge_data
+    g = as_rng(rng)
+    worst, exact_s = 0.0, 0
+    blocks = []
+    for k in range(8 if full else 4):
+        X, y, _ = hinge_data(int(g.integers(30, 80)), 12, 3, rng=g)
+        blocks += [(X, y), (X, np.ones(len(y))), (X[:2], y[:2])]
+        lam = float(np.max(np.abs(X.T @ y))) / len(y) * g.uniform(0.02, 0.5)
+        beta = l1svm_fit(X, y, lam)
+        b = cp.Variable(X.shape[1])
+        obj = cp.sum(cp.pos(1 - cp.multiply(y, X @ b))) / len(y) + lam * cp.norm1(b)
+        ref = cp.Problem(cp.Minimize(obj)).solve(solver=cp.CLARABEL)
+        worst = max(worst, abs(_l1svm_objective(X, y, lam, beta) - ref))
+    exact_s = sum(len(set(l1svm_vote(X, y, 3))) == 3 for X, y in blocks)
+    X, y, _ = hinge_data(400, 12, 3, rng=g)
+    try:
+        samp_agg_votes(X, y, 3, 20, vote=_l1svm_all_nonzero_vote)
+        refused = False
+    except ValueError:
+        refused = True
+    return dict(measured=f"max |objective - Clarabel| = {worst:.1e}; {exact_s}/{len(blocks)} "
+                         f"blocks vote for exactly s; all-non-zero vote refused: {refused}",
+                tolerance="<= 1e-6; all; refused",
+                passed=worst <= 1e-6 and exact_s == len(blocks) and refused)
 
 # %% ../nbs/52_bss_baselines.ipynb #c019a1b2
 def _l1_faces(s: int):

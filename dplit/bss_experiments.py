@@ -14,13 +14,13 @@ import pandas as pd
 
 from .bss import ExhaustiveSearch, _effective_delta, score_tolerance, top_r_sample
 from .bss import _mistakes_core     # one certified search, many draws
-from .bss_baselines import (l1_scorer, mcmc_chains, mcmc_temperature, samp_agg_sample,
-                                 samp_agg_scale, samp_agg_votes)
-from .bss_mip import MIPSearch, bss_data
+from .bss_baselines import (l1_scorer, l1svm_vote, lasso_vote, mcmc_chains, mcmc_temperature,
+                                 samp_agg_sample, samp_agg_scale, samp_agg_votes)
+from .bss_mip import HingeOASearch, MIPSearch, bss_data, hinge_data
 from .core import as_rng, check_int, run_sweep
 
 # %% auto #0
-__all__ = ['METHODS_LS', 'f1_scores', 'recovery_trial', 'recovery_sweep', 'recovery_summary']
+__all__ = ['METHODS_LS', 'METHODS_HINGE', 'f1_scores', 'recovery_trial', 'recovery_sweep', 'recovery_summary']
 
 # %% ../nbs/53_bss_experiments.ipynb #c005a1b2
 def f1_scores(draws, truth) -> np.ndarray:
@@ -36,23 +36,24 @@ def _summary(draws, truth, seconds) -> dict:
     return dict(correct=float(exact.mean()), f1=float(f1_scores(D, truth).mean()), seconds=seconds)
 
 # %% ../nbs/53_bss_experiments.ipynb #c008a1b2
-def _draw_top_r(X, y, s, eps, draws, g, search, D):
+def _draw_top_r(X, y, s, eps, draws, g, search, D, loss="squared"):
     p = X.shape[1]
     R = min(2 + (p - s) * s, math.comb(p, s) - 1)
-    S, v = search.top_r(X, y, s, R, r=1.1)
+    S, v = search.top_r(X, y, s, R, r=1.1, loss=loss)
     return top_r_sample(S, v, p, s, eps, D, math.inf, g, size=draws)
 
 
-def _draw_mistakes(X, y, s, eps, draws, g, search, D):
-    gamma = score_tolerance(X.shape[0], b_y=0.5)
-    out, gap, _ = _mistakes_core(X, y, s, eps, 1.1, D, "squared", "exact", search, g, gamma,
+def _draw_mistakes(X, y, s, eps, draws, g, search, D, loss="squared"):
+    gamma = score_tolerance(X.shape[0], b_y=0.5, loss=loss)
+    out, gap, _ = _mistakes_core(X, y, s, eps, 1.1, D, loss, "exact", search, g, gamma,
                                  size=draws)
     return out, bool(gap > 2 * D)
 
 
-def _draw_samp_agg(X, y, s, eps, draws, g):
+def _draw_samp_agg(X, y, s, eps, draws, g, vote=lasso_vote):
     m = math.isqrt(X.shape[0])
-    return samp_agg_sample(samp_agg_votes(X, y, s, m), s, samp_agg_scale(s, m, eps), g, size=draws)
+    v = samp_agg_votes(X, y, s, m, vote=vote)
+    return samp_agg_sample(v, s, samp_agg_scale(s, m, eps), g, size=draws)
 
 
 def _draw_mcmc(X, y, s, eps, draws, g, n_iter):
@@ -61,48 +62,59 @@ def _draw_mcmc(X, y, s, eps, draws, g, n_iter):
 
 # %% ../nbs/53_bss_experiments.ipynb #c010a1b2
 METHODS_LS = ("top_r", "mistakes", "samp_agg", "mcmc")
+METHODS_HINGE = ("top_r", "mistakes", "samp_agg")       # App C: no MCMC for the hinge loss
 
 
-def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter):
+def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter, loss="squared"):
     "Releases of one method on one dataset, and the Theorem 2 gap flag (mistakes only)."
     if meth == "top_r":
-        return _draw_top_r(X, y, s, eps, draws, g, search, D), None
+        return _draw_top_r(X, y, s, eps, draws, g, search, D, loss), None
     if meth == "mistakes":
-        return _draw_mistakes(X, y, s, eps, draws, g, search, D)
+        return _draw_mistakes(X, y, s, eps, draws, g, search, D, loss)
     if meth == "samp_agg":
-        return _draw_samp_agg(X, y, s, eps, draws, g), None
-    if meth == "mcmc":
+        vote = l1svm_vote if loss == "hinge" else lasso_vote
+        return _draw_samp_agg(X, y, s, eps, draws, g, vote), None
+    if meth == "mcmc" and loss == "squared":
         return _draw_mcmc(X, y, s, eps, chains, g, n_iter), None
-    raise ValueError(f"unknown method {meth!r}; choose from {METHODS_LS}")
+    ok = METHODS_LS if loss == "squared" else METHODS_HINGE
+    raise ValueError(f"unknown method {meth!r} for loss {loss!r}; choose from {ok}")
 
 # %% ../nbs/53_bss_experiments.ipynb #c011a1b2
-def recovery_trial(n: int, p: int, s: int, rng, *, methods=METHODS_LS, epsilon: float = 1.0,
+def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float = 1.0,
                    draws: int = 50, mcmc_chains_: int | None = None, mcmc_iter: int = 1000,
-                   search=None) -> list:
+                   search=None, loss: str = "squared") -> list:
     """One dataset of the paper's design (rho = 0.1, SNR 5, b_x = b_y = 0.5, r = 1.1) and `draws`
     releases of every method from it.
 
     Parameters
     ----------
-    n, p, s : sizes; rng : Generator or seed; methods : subset of METHODS_LS; epsilon : budget
+    n, p, s : sizes; rng : Generator or seed; epsilon : budget
+    methods : subset of METHODS_LS (squared loss) or METHODS_HINGE (hinge); default: all of them
     draws : releases per method (MCMC: independent chains, `mcmc_chains_` of them if given)
     mcmc_iter : chain length; search : backend for top-R and mistakes (default: exhaustive when
-        C(p, s) <= 2e6, else MIPSearch)
+        C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss)
+    loss : "squared" (`bss_data`, Lemma A.1's tight Delta) or "hinge" (`hinge_data` of App D.2,
+        Lemma C.1's Delta, Samp-Agg with L1-SVM votes)
 
     Returns
     -------
     list of dicts (method, n, p, correct, f1, seconds, gap_holds)
     """
+    if loss not in ("squared", "hinge"):
+        raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
     g = as_rng(rng)
-    X, y, truth = bss_data(n, p, s, rng=g)
+    X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rng=g)
+    if search is None and loss == "hinge":
+        search = HingeOASearch()
     if search is None:
-        search = ExhaustiveSearch() if math.comb(p, s) <= 2_000_000 else MIPSearch(oa2_time=0.3, max_candidates=5_000_000)
-    D = _effective_delta(n, s, 0.5, 0.5, 1.1, "squared", "tight")
+        search = (ExhaustiveSearch() if math.comb(p, s) <= 2_000_000
+                  else MIPSearch(oa2_time=0.3, max_candidates=5_000_000))
+    D = _effective_delta(n, s, 0.5, 0.5, 1.1, loss, "tight")
     rows = []
-    for meth in methods:
+    for meth in methods or (METHODS_LS if loss == "squared" else METHODS_HINGE):
         t = time.perf_counter()
         out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
-                               mcmc_chains_ or draws, mcmc_iter)
+                               mcmc_chains_ or draws, mcmc_iter, loss)
         row = _summary(out, truth, time.perf_counter() - t)
         rows.append(dict(method=meth, n=n, p=p, gap_holds=gap, **row))
     return rows
