@@ -722,7 +722,7 @@ def mistakes_sample(center, bucket_supports, bucket_scores, p: int, s: int, epsi
     g = as_rng(rng)
     v = np.asarray(bucket_scores, float)
     lo = v if lower is None else np.asarray(lower, float)
-    if lo.shape != v.shape or lo[0] != v[0] or np.any(lo > v):
+    if lo.shape != v.shape or lo[0] != v[0] or not np.all(lo <= v):    # (NaN fails too)
         raise ValueError("lower must match bucket_scores in shape, equal it at k = 0 (the centre) "
                          "and never exceed it")
     if np.any(lo < v) and (refine is None or best_in_bucket):
@@ -743,6 +743,8 @@ def lazy_bucket_argmax(z_lo, z_hi, G, refine) -> np.ndarray:
     argmax with the exact z. `refine(k)` returns the exact z_k; it is called (at most once per k)
     only for buckets that could still change an undecided row."""
     lo, hi = np.array(z_lo, float), np.array(z_hi, float)
+    if lo.shape != hi.shape or not np.all(lo <= hi):   # a NaN bound would decide every row
+        raise ValueError("z_lo and z_hi must have one shape, no NaN and z_lo <= z_hi")
     rows = np.arange(len(G))
     while True:
         a, b = lo[None] + G, hi[None] + G
@@ -763,6 +765,8 @@ def bucket_gap(upper, lower, refine) -> float:
     """min_{k >= 1} R~_k - R~_0 from bounds, refining only the buckets whose lower bound lies
     below the best upper bound."""
     up, lo = np.array(upper, float), np.array(lower, float)
+    if up.shape != lo.shape or not np.all(lo <= up):   # a NaN bound would never be refined
+        raise ValueError("lower must have upper's shape, no NaN and never exceed upper")
     while True:
         m = up[1:].min()
         need = [k for k in range(1, len(up)) if lo[k] < m and lo[k] < up[k]]
