@@ -775,6 +775,21 @@ def bucket_gap(upper, lower, refine) -> float:
         for k in need:
             up[k] = lo[k] = refine(k)
 
+# %% ../nbs/50_bss.ipynb #lazy02rv
+def _backend_method(search, name):
+    """`search.name`, or SearchBackend's exact default for a backend that has only the two required
+    methods (top_r, best_per_bucket)."""
+    f = getattr(search, name, None)
+    return f if callable(f) else getattr(SearchBackend, name).__get__(search)
+
+
+def _check_bucket_rows(S, center, ks, rule):
+    "Refuse backend rows that do not lie in their buckets (their scores would bound nothing)."
+    k = mistakes_count(np.atleast_2d(S), center)
+    if not np.all(k == ks if rule == "exact" else k >= ks):
+        raise RuntimeError(f"search backend: a support outside its bucket (mistakes {k.tolist()}, "
+                           f"buckets {np.atleast_1d(ks).tolist()}, rule {rule!r})")
+
 # %% ../nbs/50_bss.ipynb #lazy02cd
 def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower):
     "refine(k): bucket k's exact minimum from the backend, re-scored and checked against its bounds."
@@ -782,7 +797,9 @@ def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower)
 
     def refine(k):
         if k not in cache:
-            S, v = search.bucket_minimum(X, y, s, center, k, r=r, loss=loss, rule=rule)
+            S, v = _backend_method(search, "bucket_minimum")(X, y, s, center, k, r=r, loss=loss,
+                                                             rule=rule)
+            _check_bucket_rows(S, center, k, rule)
             v = float(_check_certificates(X, y, np.atleast_2d(S), np.atleast_1d(v), r, loss,
                                           gamma)[0])
             if not lower[k] - gamma <= v <= upper[k] + gamma:
@@ -808,7 +825,9 @@ def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_buc
         B, vb = search.best_per_bucket(X, y, s, center, r=r, loss=loss, rule=rule)
         lb = vb = _check_certificates(X, y, B, vb, r, loss, gamma)
     else:
-        B, vb, lb = search.bucket_bounds(X, y, s, center, r=r, loss=loss, rule=rule)
+        B, vb, lb = _backend_method(search, "bucket_bounds")(X, y, s, center, r=r, loss=loss,
+                                                              rule=rule)
+        _check_bucket_rows(B, center, np.arange(len(vb)), rule)
         vb = _check_certificates(X, y, B, vb, r, loss, gamma)
         lb = np.minimum(np.asarray(lb, float), vb)
         lb[0] = vb[0]

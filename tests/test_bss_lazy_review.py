@@ -125,3 +125,45 @@ def test_mip_mistakes_at_least_equals_exhaustive():
         b = [B.mistakes_select(X, y, 4, search=B.ExhaustiveSearch(), rng=k, **kw).value
              for k in range(6)]
     assert a == b
+
+
+class _DuckSearch:
+    "A backend with only the two methods `_check_search` requires (no SearchBackend subclass)."
+
+    def __init__(self, shift_member=False):
+        self.inner, self.shift_member = B.ExhaustiveSearch(), shift_member
+
+    def top_r(self, *a, **k):
+        return self.inner.top_r(*a, **k)
+
+    def best_per_bucket(self, X, y, s, center, **k):
+        S, v = self.inner.best_per_bucket(X, y, s, center, **k)
+        if self.shift_member:                              # row 2 holds bucket 1's minimiser
+            S, v = S.copy(), v.copy()
+            S[2], v[2] = S[1], v[1]
+        return S, v
+
+
+def _small_data():
+    g = np.random.default_rng(4)
+    X = np.clip(g.normal(0, 0.3, (100, 9)), -0.5, 0.5)
+    return X, np.clip(X[:, :3].sum(1) * 0.4 + g.normal(0, 0.2, 100), -0.5, 0.5)
+
+
+def test_duck_typed_backend_still_works():
+    X, y = _small_data()
+    kw = dict(epsilon=2.0, r=1.1, b_x=0.5, b_y=0.5, gap_check="warn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = [B.mistakes_select(X, y, 3, search=_DuckSearch(), rng=k, **kw).value for k in range(5)]
+        b = [B.mistakes_select(X, y, 3, rng=k, **kw).value for k in range(5)]
+    assert a == b
+
+
+def test_member_outside_its_bucket_is_refused():
+    X, y = _small_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="outside its bucket"):
+            B.mistakes_select(X, y, 3, 2.0, b_x=0.5, b_y=0.5, gap_check="warn",
+                              search=_DuckSearch(shift_member=True), rng=0)
