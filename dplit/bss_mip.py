@@ -932,6 +932,17 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
     return tuple(best_S[0].tolist()), float(best_v[0])
 
 # %% ../nbs/51_bss_mip.ipynb #bb02cd
+def _ill_conditioned(G, b, yy, U, out, limit=1e4):
+    """Whether rss(U), t and rho may carry relative errors above ~limit * eps: cond(X_U'X_U) times
+    the largest ||x_j||^2 / ||x_j residualised on U||^2 over `out` exceeds `limit`. (X'X's
+    pseudo-inverse then drops or distorts near-collinear directions that the ball still uses.)"""
+    a2 = _base_stats(G, b, yy, U, out)[2]
+    cond = np.linalg.cond(G[np.ix_(U, U)]) if len(U) else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        amp = cond * np.max(np.diag(G)[out] / a2)
+    return not amp <= limit
+
+
 def _far_bucket_bounds(X, y, r, cuts, center, k):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
     Gershgorin bound of each dropped set (see above)."""
@@ -944,14 +955,17 @@ def _far_bucket_bounds(X, y, r, cuts, center, k):
         if k <= 2:                                # exact_up_to < 2: the exact OLS bounds
             low = min(low, float(np.min(lb if k == 1 else lb[~np.eye(len(out), dtype=bool)])))
             continue
+        if _ill_conditioned(cuts.G, cuts.b, cuts.yy, U, out):
+            low = -np.inf                         # float error could exceed gamma: no bound
+            continue
         fac = 1 - (k - 1) * mx
         rss = _rss_of(cuts.G, cuts.b, cuts.yy, U)
         g = np.sort(rss - lb)[::-1]               # the single-column gains t_j^2
         low = min(low, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
-    if not np.isfinite(low):                      # Gershgorin says nothing: all columns, or 0
-        p = len(cuts.b)
-        low = _rss_of(cuts.G, cuts.b, cuts.yy, np.arange(p)) if p < X.shape[0] else 0.0
-    return best_S, best_v, max(low, 0.0)
+    # Gershgorin says nothing: 0. (The OLS fit on all columns is no safer: X'X's pseudo-inverse
+    # drops near-collinear directions that the ball still uses, and as it lies below the centre's
+    # score, bucket_gap refines such a bucket anyway.)
+    return best_S, best_v, max(low, 0.0) if np.isfinite(low) else 0.0
 
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
 class MIPSearch(_MIPSearchCertify):

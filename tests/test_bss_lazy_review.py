@@ -167,3 +167,25 @@ def test_member_outside_its_bucket_is_refused():
         with pytest.raises(RuntimeError, match="outside its bucket"):
             B.mistakes_select(X, y, 3, 2.0, b_x=0.5, b_y=0.5, gap_check="warn",
                               search=_DuckSearch(shift_member=True), rng=0)
+
+
+def _near_duplicate(p, delta=3e-8, c=0.5):
+    """Column 4 = column 0 + delta e, with y = 0.3 (x_0 + x_5 + x_6) + c e: X'X's pseudo-inverse
+    drops the e direction, which the ball still uses a little (|beta| <= r)."""
+    g = np.random.default_rng(0)
+    Q = np.linalg.qr(g.standard_normal((40, p + 1)))[0] * 0.6
+    X, e = Q[:, :p].copy(), Q[:, p]
+    X[:, 4] = X[:, 0] + delta * e
+    return X, X[:, [0, 5, 6]] @ np.array([0.3, 0.3, 0.3]) + c * e
+
+
+@pytest.mark.parametrize("p,center", [(8, [0, 1, 2, 3]),          # the all-columns fallback
+                                      (10, [0, 4, 1, 2, 3])])     # rss(U) with U = {0, 4}
+def test_far_bucket_lower_bound_valid_with_near_duplicate_columns(p, center):
+    X, y = _near_duplicate(p)
+    s, center = len(center), np.array(center)
+    _, ref = B.ExhaustiveSearch().best_per_bucket(X, y, s, center, r=1.1)
+    cuts = M.PerspectiveCuts(X, y, 1.1)
+    for k in range(3, min(s, p - s) + 1):
+        _, _, low = M._far_bucket_bounds(X, y, 1.1, cuts, center, k)
+        assert low <= ref[k] + 1e-12 * float(y @ y)       # it exceeded the minimum by 3e-9 / 6e-9
