@@ -973,7 +973,7 @@ def mistakes_sample(center, bucket_supports, bucket_scores, p: int, s: int, epsi
     g = as_rng(rng)
     v = np.asarray(bucket_scores, float)
     lo = v if lower is None else np.asarray(lower, float)
-    if lo.shape != v.shape or lo[0] != v[0] or np.any(lo > v):
+    if lo.shape != v.shape or lo[0] != v[0] or not np.all(lo <= v):    # (NaN fails too)
         raise ValueError("lower must match bucket_scores in shape, equal it at k = 0 (the centre) "
                          "and never exceed it")
     if np.any(lo < v) and (refine is None or best_in_bucket):
@@ -994,6 +994,8 @@ def lazy_bucket_argmax(z_lo, z_hi, G, refine) -> np.ndarray:
     argmax with the exact z. `refine(k)` returns the exact z_k; it is called (at most once per k)
     only for buckets that could still change an undecided row."""
     lo, hi = np.array(z_lo, float), np.array(z_hi, float)
+    if lo.shape != hi.shape or not np.all(lo <= hi):   # a NaN bound would decide every row
+        raise ValueError("z_lo and z_hi must have one shape, no NaN and z_lo <= z_hi")
     rows = np.arange(len(G))
     while True:
         a, b = lo[None] + G, hi[None] + G
@@ -1014,6 +1016,8 @@ def bucket_gap(upper, lower, refine) -> float:
     """min_{k >= 1} R~_k - R~_0 from bounds, refining only the buckets whose lower bound lies
     below the best upper bound."""
     up, lo = np.array(upper, float), np.array(lower, float)
+    if up.shape != lo.shape or not np.all(lo <= up):   # a NaN bound would never be refined
+        raise ValueError("lower must have upper's shape, no NaN and never exceed upper")
     while True:
         m = up[1:].min()
         need = [k for k in range(1, len(up)) if lo[k] < m and lo[k] < up[k]]
@@ -1022,6 +1026,21 @@ def bucket_gap(upper, lower, refine) -> float:
         for k in need:
             up[k] = lo[k] = refine(k)
 
+# %% ../nbs/50_bss.ipynb #lazy02rv
+def _backend_method(search, name):
+    """`search.name`, or SearchBackend's exact default for a backend that has only the two required
+    methods (top_r, best_per_bucket)."""
+    f = getattr(search, name, None)
+    return f if callable(f) else getattr(SearchBackend, name).__get__(search)
+
+
+def _check_bucket_rows(S, center, ks, rule):
+    "Refuse backend rows that do not lie in their buckets (their scores would bound nothing)."
+    k = mistakes_count(np.atleast_2d(S), center)
+    if not np.all(k == ks if rule == "exact" else k >= ks):
+        raise RuntimeError(f"search backend: a support outside its bucket (mistakes {k.tolist()}, "
+                           f"buckets {np.atleast_1d(ks).tolist()}, rule {rule!r})")
+
 # %% ../nbs/50_bss.ipynb #lazy02cd
 def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower):
     "refine(k): bucket k's exact minimum from the backend, re-scored and checked against its bounds."
@@ -1029,7 +1048,9 @@ def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower)
 
     def refine(k):
         if k not in cache:
-            S, v = search.bucket_minimum(X, y, s, center, k, r=r, loss=loss, rule=rule)
+            S, v = _backend_method(search, "bucket_minimum")(X, y, s, center, k, r=r, loss=loss,
+                                                             rule=rule)
+            _check_bucket_rows(S, center, k, rule)
             v = float(_check_certificates(X, y, np.atleast_2d(S), np.atleast_1d(v), r, loss,
                                           gamma)[0])
             if not lower[k] - gamma <= v <= upper[k] + gamma:
@@ -1055,7 +1076,9 @@ def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_buc
         B, vb = search.best_per_bucket(X, y, s, center, r=r, loss=loss, rule=rule)
         lb = vb = _check_certificates(X, y, B, vb, r, loss, gamma)
     else:
-        B, vb, lb = search.bucket_bounds(X, y, s, center, r=r, loss=loss, rule=rule)
+        B, vb, lb = _backend_method(search, "bucket_bounds")(X, y, s, center, r=r, loss=loss,
+                                                              rule=rule)
+        _check_bucket_rows(B, center, np.arange(len(vb)), rule)
         vb = _check_certificates(X, y, B, vb, r, loss, gamma)
         lb = np.minimum(np.asarray(lb, float), vb)
         lb[0] = vb[0]
