@@ -1043,7 +1043,8 @@ def _check_bucket_rows(S, center, ks, rule):
 
 # %% ../nbs/50_bss.ipynb #lazy02cd
 def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower):
-    "refine(k): bucket k's exact minimum from the backend, re-scored and checked against its bounds."
+    """refine(k): bucket k's exact minimum from the backend, re-scored and checked against its
+    bounds."""
     cache = {}
 
     def refine(k):
@@ -1624,12 +1625,15 @@ def verify_mistakes_lazy(full: bool = False, rng=None) -> dict:
             for i, bad in enumerate((lo, up)):
                 wrong[i] += sum(a != b for a, b in zip(exact, mistakes_sample(
                     S[0], B, bad, p, s, eps, D, seed, size=m)))
-            gaps_ok &= abs(bucket_gap(up, lo, lambda k: float(vb[k])) - (vb[1:].min() - vb[0])) < 1e-9
+            gap = bucket_gap(up, lo, lambda k: float(vb[k]))
+            gaps_ok &= abs(gap - (vb[1:].min() - vb[0])) < 1e-9
     ok = bool(same and gaps_ok and 0 < refined[0] < refined[1] and min(wrong) > 0)
     return dict(measured=f"lazy = exact draw for draw: {same}; buckets refined: {refined}; "
-                         f"draws changed by trusting lower / upper bounds: {wrong[0]} / {wrong[1]}; "
+                         f"draws changed by trusting lower / upper bounds: "
+                         f"{wrong[0]} / {wrong[1]}; "
                          f"gap exact: {gaps_ok}",
-                tolerance="identical; some but not all buckets refined; both mutants change > 0 draws",
+                tolerance="identical; some but not all buckets refined; "
+                          "both mutants change > 0 draws",
                 passed=ok)
 
 # %% ../nbs/50_bss.ipynb #408376b1

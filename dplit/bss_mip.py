@@ -1149,7 +1149,8 @@ def _bounds_contain(m, X, y, s, center, rule, E, ve, no_factor=False, no_at_leas
 def verify_bucket_bounds(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
     m, ok, total, caught, caught2 = MIPSearch(oa2_time=0.2), 0, 0, 0, 0
-    for n, p, s, snr in [(80, 14, 5, 1.0), (300, 16, 4, 5.0)] + ([(60, 18, 5, 0.3)] if full else []):
+    cases = [(80, 14, 5, 1.0), (300, 16, 4, 5.0)] + ([(60, 18, 5, 0.3)] if full else [])
+    for n, p, s, snr in cases:
         X, y, _ = bss_data(n, p, s, snr=snr, rng=g)
         E, ve = enumerate_supports(X, y, s, r=1.1)
         cases = (("exact", E[0]), ("at_least", E[0]), ("exact", E[7]), ("at_least", E[7]))
@@ -1523,7 +1524,8 @@ def bench_top_r(full: bool = False) -> dict:
     df = pd.DataFrame(rows).T
     numbers = dict(total_p1000=st["total_s"], mip9_per_support_p100=t9,
                    mipsearch_per_support_p100=tm, ratio_p100=t9 / tm,
-                   floor_p1000=st["rescore_s"], total_over_floor_p1000=st["total_s"] / st["rescore_s"])
+                   floor_p1000=st["rescore_s"],
+                   total_over_floor_p1000=st["total_s"] / st["rescore_s"])
     if full:
         numbers["total_p10000"] = rows["p=10000, n=8000"]["total_s"]
     note = (f"\nbaseline cvxpy + SCIP on (9) at p=100: {t9:.1f} s/support, MIPSearch {tm:.4f} "
