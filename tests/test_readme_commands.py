@@ -1,6 +1,6 @@
 """The README's two commands, as a new user runs them, in one fresh clone.
 
-README command 1 is run in full: ``python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/dplit verify``.
+README command 1 is run in full: ``python3 -m venv .venv && .venv/bin/pip install -c constraints.txt . && .venv/bin/dplit verify``.
 Of README command 2 (``bash tests/run.sh``) the test runs the part that command 1 can break, the set-up
 (``bash tests/run.sh --setup-only``: the editable install over command 1's regular one, and the cleanup of what that
 leaves behind), then what failed for a new user: ``dplit list`` and ``dplit verify --only analytic_gaussian`` from
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMAND_1 = "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/dplit verify"
+COMMAND_1 = "python3 -m venv .venv && .venv/bin/pip install -c constraints.txt . && .venv/bin/dplit verify"
 
 
 def _run(cmd, cwd, timeout):
