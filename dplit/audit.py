@@ -720,10 +720,25 @@ def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool 
     return out
 
 
-def audit_table(records) -> "pd.DataFrame":
-    "The records as a DataFrame, one row per (audit, variant)."
+def audit_table(records, check: bool = True) -> "pd.DataFrame":
+    """The records as a DataFrame, one row per (audit, variant).
+
+    Parameters
+    ----------
+    records : list of AuditRecord
+        What `run_audit` returned.
+    check : bool, default True
+        Raise `AssertionError` (with the table) when a record is not as expected: the correct variant
+        not passing or a mutant not caught. A chapter that shows an audit's table thereby also checks it.
+    """
     import pandas as pd
-    return pd.DataFrame([r.row() for r in records])
+    records = list(records)
+    table = pd.DataFrame([r.row() for r in records])
+    if not isinstance(check, (bool, np.bool_)):
+        raise TypeError(f"check must be a bool, got {type(check).__name__}")
+    if check and not all(r.ok for r in records):
+        raise AssertionError(f"audit not as expected:\n{table.to_string()}")
+    return table
 
 # %% ../nbs/03_audit.ipynb #5435f519
 def pmf_epsilon(p0, p1, delta: float = 0.0) -> float:
