@@ -57,6 +57,7 @@ def test_end_to_end_data_level_audit():
     assert passes > 0.5          # the audit exercises the sampler, not only the bot branch
 
 
+@pytest.mark.slow  # the chapter runs each check at its own seed; these add seeds (issue 20)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sampler_checks_at_seeds(seed):
     for chk in (verify_depth_law, verify_uniform_in_level):
@@ -64,6 +65,7 @@ def test_sampler_checks_at_seeds(seed):
         assert rec.passed, rec.measured
 
 
+@pytest.mark.slow  # the chapter runs each check at its own seed; these add seeds (issue 20)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_cell_law_at_seeds(seed):
     "The whole law of A_t in d = 2 (grid cells); a fair-coin side choice and both public-code slips are rejected."
@@ -71,6 +73,7 @@ def test_cell_law_at_seeds(seed):
     assert rec.passed, rec.measured
 
 
+@pytest.mark.slow  # the chapter runs each check at its own seed; these add seeds (issue 20)
 @pytest.mark.parametrize("seed", [3])
 def test_whole_step_exact_1d_at_seed(seed):
     "Exact delta of PTR + A_t in 1-D within (eps_in, delta_in) and (eps_T, delta_T); no-PTR and M+2 mutants caught."
@@ -78,6 +81,7 @@ def test_whole_step_exact_1d_at_seed(seed):
     assert rec.passed, rec.measured
 
 
+@pytest.mark.slow  # the chapter runs each check at its own seed; these add seeds (issue 20)
 @pytest.mark.parametrize("seed", [4, 5])
 def test_lemma_sensitivity_at_seeds(seed):
     rec = verify_lemma95_sensitivity(rng=seed)
