@@ -568,8 +568,10 @@ def dp_hyperparameter_learning(
     if _prepared is None:
         if not candidates:
             raise ValueError("candidates must contain at least one (lengthscale, sigma) pair")
-        X1v, y1v, Zv = _check_inference_args(X1, y1, Z, 1.0, 1.0, R_y, clip_y)
-        X2v, y2v, _ = _check_inference_args(X2, y2, Z, 1.0, 1.0, R_y, clip_y)
+        X1v, y1v, Zv = _check_inference_args(X1, y1, Z, 1.0, 1.0, R_y, clip_y,
+                                             "hyperparameter learning (training set)")
+        X2v, y2v, _ = _check_inference_args(X2, y2, Z, 1.0, 1.0, R_y, clip_y,
+                                            "hyperparameter learning (validation set)")
         _prepared = [
             _Candidate(
                 X1v,
@@ -930,7 +932,7 @@ def dpgp_inference_heteroscedastic(
     ------
     ValueError
         On invalid input: "noise_var must hold one positive variance per row of X"; "a weight
-        1/noise_var = ... exceeds R_w = ...".
+        1/noise_var exceeds R_w = ...".
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, 1.0, c, R_y, clip_y)
     nv = check_array(noise_var, "noise_var", ndim=1)
@@ -939,7 +941,7 @@ def dpgp_inference_heteroscedastic(
     Rw = check_positive(R_w, "R_w")
     w = 1.0 / nv
     if np.max(w) > Rw * (1 + 1e-12):
-        raise ValueError(f"a weight 1/noise_var = {np.max(w):.4g} exceeds R_w = {Rw:g}")
+        raise ValueError(f"a weight 1/noise_var exceeds R_w = {Rw:g}")
     Rk = kernel_norm_bound(Zv, lengthscale, variance)
     sw = np.sqrt(w)
     noise = dpgp_noise_scales(math.sqrt(Rw) * Rk, math.sqrt(Rw) * R_y, c, epsilon, delta)
