@@ -2088,12 +2088,17 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     method : "top_r", "mistakes", "mistakes_ptr" or "exponential"; loss : "squared" or "hinge"
     R, T : top-R's list length and tail draws (defaults: 2 + (p - s) s capped at C(p, s) - 1; T =
     inf)
-    r, b_x, b_y : ball radius and public bounds; bound : "tight" or "paper" (Lemma A.1) sensitivity
+    r, b_x, b_y : ball radius and public bounds (default 0.5, 0.5: entries of X and y are clipped
+    to [-b_x, b_x] and [-b_y, b_y]; choose them without looking at the data; a fit that clips warns
+    once with a `dplit.core.ClippingWarning`, counts for the curator, not a release); bound :
+    "tight" or "paper" (Lemma A.1) sensitivity
     rule : "exact" (Eq 8) or "at_least" (Remark 2) buckets; gap_check : "raise" or "warn"
     (method="mistakes")
     delta, test_fraction : PTR's delta and the share of epsilon spent on the test
     (method="mistakes_ptr")
-    search : a SearchBackend (default ExhaustiveSearch()); random_state : int, Generator or None
+    search : a SearchBackend (default ExhaustiveSearch()); every fit makes it drop its caches and
+    statistics (`SearchBackend.forget`), so the fitted selector holds no data; random_state : int,
+    Generator or None
     """
 
     def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",

@@ -364,7 +364,7 @@ def check_binary_labels(y, name: str = "y") -> np.ndarray:
     if vals <= {0.0, 1.0}:
         return 2 * y - 1
     raise ValueError(
-        f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got values {sorted(vals)[:5]}"
+        f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got other values"
     )
 
 # %% ../nbs/00_core.ipynb #81a85a39

@@ -396,6 +396,12 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
         regressor (for tests of the plumbing); None uses `REGRESSORS`.
     random_state : Generator, int or None
         Randomness; the same seed gives the same fit.
+
+    Bounds: the BAS pipelines run Boosted AdaSSP with the paper's public bounds, rows of X
+    (selected columns and intercept) clipped to norm 1 and residuals to [-1, 1]; scale X and y by
+    public constants, chosen without looking at the data, so that they fit (on raw diabetes y the
+    fit is noise at any epsilon). A fit that clips warns once (`dplit.core.ClippingWarning`, for
+    the curator, not a release). The Tukey pipelines and the selectors clip nothing.
     """
 
     def __init__(self, pipeline: str = "K-Tukey", k: int = 5, epsilon=PAPER_EPSILON,

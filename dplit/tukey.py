@@ -1234,6 +1234,11 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     status_ : str, see `TukeyResult`
     spend_ : PrivacySpend
     n_models_, depth_, n_tilde_ : the number of models, the depth t and the private n_tilde
+
+    No clipping bounds: the mechanism needs none (each row moves one model). The coefficients are
+    sampled in floating point: a floating-point release, not safe to publish as is (chapter 07
+    shows the leak; its exact `dplit.discrete.discrete_laplace_mechanism` and
+    `discrete_gaussian_mechanism` are the releases to publish numeric statistics with).
     """
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
