@@ -671,12 +671,14 @@ def boosted_adassp(
 def _warn_clipped_bas(X, y, clip_x, clip_r):
     """One ClippingWarning per fit when the data lie outside the public bounds: rows of X above
     norm clip_x, and labels above clip_r in absolute value (the first round's residuals, theta =
-    0, are the labels). The intercept entry's share of a row's norm is the design's own scaling
-    and is not counted, nor are the later rounds' residuals (clipping them is the algorithm)."""
+    0, are the labels). The intercept entry's share of a row's norm (added here, or a column of
+    ones in X, as the pipelines pass it) is the design's own scaling and is not counted, nor are
+    the later rounds' residuals (clipping them is the algorithm)."""
     from dplit.core import warn_clipped
     n = len(y)
+    features = X[:, ~np.all(X == 1.0, axis=0)]
     warn_clipped("Boosted AdaSSP", [
-        ("rows of X", np.sum(_row_norms(X) > clip_x), n, f"norm clip_x = {clip_x:g}"),
+        ("rows of X", np.sum(_row_norms(features) > clip_x), n, f"norm clip_x = {clip_x:g}"),
         ("labels (first-round residuals)", np.sum(np.abs(y) > clip_r), n,
          f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")], stacklevel=3)
 
