@@ -2125,7 +2125,11 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
 # %% ../nbs/50_bss.ipynb #8165995e
 class BestSubsetSelector(_BestSubsetParams):
     """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn
-    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
+    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public).
+
+    Bounds: X and (squared loss) y are clipped entrywise to the public b_x and b_y (default 0.5
+    each), which must be chosen without looking at the data; a fit that clips warns once with a
+    `dplit.core.ClippingWarning` (counts for the curator, not a release)."""
 
     def _release(self, X, y) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,
