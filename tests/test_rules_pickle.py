@@ -191,8 +191,10 @@ def _releases():
     from dplit.boosted_adassp import boosted_adassp
     from dplit.bss import (ExhaustiveSearch, mistakes_ptr_select, mistakes_select,
                            top_r_select)
-    from dplit.bss_baselines import mcmc_select
+    from dplit.bss import exponential_support_select
+    from dplit.bss_baselines import mcmc_select, samp_agg_select
     from dplit.dpgp import dpgp_inference
+    from dplit.dpgp_hyper import dp_hyperparameter_learning, dpgp_inference_heteroscedastic
     from dplit.dpkendall import dp_kendall, sub_lasso
     from dplit.dpsis import dp_sis
     from dplit.tukey import tukey_regression
@@ -204,6 +206,13 @@ def _releases():
     yield "dp_kendall", lambda X, y: dp_kendall(X, y, 2, 1.0, rng=0)
     yield "sub_lasso", lambda X, y: sub_lasso(X, y, 2, 1.0, m=4, rng=0)
     yield "mcmc_select", lambda X, y: mcmc_select(X, y, 2, 1.0, 0.1, rng=0)
+    yield "samp_agg_select", lambda X, y: samp_agg_select(X, y, 2, 1.0, rng=0)
+    yield "exponential_support_select", lambda X, y: exponential_support_select(X, y, 2, 1.0,
+                                                                                rng=0)
+    yield "dpgp_inference_heteroscedastic", lambda X, y: dpgp_inference_heteroscedastic(
+        X, y, np.ones(N), Z, 1.0, 1e-4, 1.0, rng=0)
+    yield "dp_hyperparameter_learning", lambda X, y: dp_hyperparameter_learning(
+        X[:30], y[:30], X[30:], y[30:], Z, [(1.0, 0.1), (0.5, 0.1)], 1.0, 1e-3, rng=0)
     for f in (top_r_select, mistakes_select, mistakes_ptr_select):
         kw = dict(epsilon_test=0.5, delta=1e-6) if f is mistakes_ptr_select else {}
         if f is mistakes_select:
