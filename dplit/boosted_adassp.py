@@ -647,9 +647,10 @@ def boosted_adassp(
     -------
     BASResult
         Coefficients for the clipped design (`design(X)`), the spend (with its relation) and
-        diagnostics. The coefficients are a floating-point release, not safe to publish as is: floating-point noise leaks through
-        the low bits (chapter 07); round to a grid and use the exact `discrete_laplace_mechanism`
-        or `discrete_gaussian_mechanism` of `dplit.discrete` for a release to publish.
+        diagnostics. The coefficients are a floating-point release, not safe to publish as
+        is: floating-point noise leaks through the low bits (chapter 07); round to a grid and
+        use the exact `discrete_laplace_mechanism` or `discrete_gaussian_mechanism` of
+        `dplit.discrete` for a release to publish.
     """
     X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
     if ridge not in RIDGE_RULES:
