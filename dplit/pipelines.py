@@ -286,6 +286,8 @@ def _regress(factory, X1, y, epsilon, delta, n_tilde, rng):
     "Fit the private regressor on the design with its intercept column: (estimator, spend, failed)."
     est = factory(epsilon, delta, n_tilde, rng)
     est.fit(X1, y)
+    if hasattr(est, "random_state"):      # its seed or generator state is the key to its
+        est.random_state = None             # noise: the fitted pipeline does not keep it
     spend = getattr(est, "spend_", None)
     if not isinstance(spend, PrivacySpend):
         raise TypeError(f"the regressor {type(est).__name__} recorded no PrivacySpend in spend_")
