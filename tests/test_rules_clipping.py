@@ -15,7 +15,8 @@ from sklearn.datasets import load_diabetes
 
 from dplit.core import ClippingWarning, warn_clipped
 
-from test_rules_pickle import NON_PRIVATE, public_estimators
+from test_rules_pickle import (NON_PRIVATE, NOT_RELEASES, public_estimators,
+                               public_release_functions)
 
 N, P = 57, 6
 
@@ -116,6 +117,35 @@ def _functions():
                                                         rng=0)
     yield "dpgp_inference_heteroscedastic", lambda X, y: dpgp_inference_heteroscedastic(
         X, y, np.ones(len(y)), Z, 1.0, 1e-4, 1.0, clip_y=True, rng=0)
+
+
+# release functions that clip nothing (their privacy does not rest on bounded data)
+NO_CLIPPING_FUNCTIONS = {
+    "tukey_regression": "each row moves one model; no bounds",
+    "dp_kendall": "Kendall's tau is bounded by construction",
+    "sub_lasso": "votes of subsample fits; no bounds",
+    "samp_agg_select": "votes of block fits; no bounds",
+    "two_stage_top_k": "vote counts of block supports; no bounds",
+    "dp_feat_rados": "boolean features in {-1, 1}, refused otherwise",
+    "dp_dirichlet_gp_classifier": "Dirichlet targets bounded by construction (labels refused "
+                                  "outside [0, C))",
+}
+
+
+def test_every_release_function_is_classified():
+    "A public release function (X and epsilon) is tested for clipping here or declared free of it."
+    names = {n for n, _ in _functions()} | set(NO_CLIPPING_FUNCTIONS)
+    missing = public_release_functions() - set(NOT_RELEASES) - names
+    assert missing == set(), f"classify in tests/test_rules_clipping.py: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(NO_CLIPPING_FUNCTIONS))
+def test_functions_without_bounds_never_warn(name):
+    "Far outside every default bound, these stay silent (they clip nothing to warn about)."
+    from test_rules_pickle import _releases
+    X, y = data(100.0)
+    release = dict(_releases())[name]
+    assert clipping_warnings(lambda: release(X, y)) == []
 
 
 @pytest.mark.parametrize("name, fn", list(_functions()), ids=lambda v: v
