@@ -188,9 +188,12 @@ def coinpress_mean(
     x : array_like of shape (n,)
         The values to average.
     centre : float
-        Centre of the initial interval.
+        Centre of the initial interval (public, chosen without looking at the data).
     radius : float
-        Radius of the initial interval.
+        Radius of the initial interval (public). Values outside [centre - radius,
+        centre + radius] are clipped by the first step, with one
+        `dplit.core.ClippingWarning` (counts for the curator, not a release); the later
+        steps' clipping to the shrunk intervals is the algorithm and is not reported.
     rho : float
         zCDP budget rho > 0.
     n_iter : int, default 12
@@ -225,6 +228,10 @@ def coinpress_mean(
     g1 = check_positive(scale, "scale") * math.sqrt(2 * math.log(2 * n / beta))
     g2 = math.sqrt(2 * math.log(2 / beta))
     cs, rs, sds = [], [], []
+    from dplit.core import warn_clipped
+    bounds = f"[centre - radius, centre + radius] = [{c - r:g}, {c + r:g}]"
+    warn_clipped("coinpress_mean", [("entries of x", np.sum((xv < c - r) | (xv > c + r)), n,
+                                     bounds)])
     for rho_t in sched:
         cs.append(c); rs.append(r)
         mu = np.clip(xv, c - r, c + r).mean()

@@ -261,3 +261,15 @@ def test_floating_point_releases_point_to_chapter_07():
                 BoostedAdaSSPRegressor, TukeyRegressor):
         doc = " ".join(inspect.getdoc(obj).split())
         assert "not safe to publish as is" in doc and "discrete" in doc, obj.__name__
+
+
+def test_coinpress_mean_warns_for_its_public_interval_only():
+    "COINPRESS's first step clips to the public [centre - radius, centre + radius]: one warning."
+    from dplit.dpgp_hyper import coinpress_mean
+    x = np.random.default_rng(0).normal(size=200)
+    assert clipping_warnings(lambda: coinpress_mean(x, 0.0, 10.0, 1.0, rng=0)) == []
+    w = clipping_warnings(lambda: coinpress_mean(x + 50.0, 0.0, 10.0, 1.0, rng=0))
+    assert len(w) == 1 and "200 of 200 entries of x" in str(w[0].message)
+    # values exactly on the bounds (what Alg 2 passes after its own clipping) are not clipped
+    assert clipping_warnings(lambda: coinpress_mean(np.clip(x, -1, 1), 0.0, 1.0, 1.0,
+                                                    rng=0)) == []
