@@ -632,7 +632,12 @@ def boosted_adassp(
     eta : float
         Shrinkage per round (1 in the paper).
     clip_x, clip_r : float
-        Row norm bound and residual bound (1 and 1 in the paper).
+        Row norm bound and residual bound (1 and 1 in the paper, the defaults). Both are public
+        and must be chosen without looking at the data: rows of the design above norm `clip_x` are
+        scaled down and residuals are clipped to [-clip_r, clip_r], so labels on a scale far
+        above `clip_r` (raw diabetes progression, 25 to 346) leave a fit that is noise even at
+        epsilon = 1e4. Rescale y (and X) by public constants first. One
+        `dplit.core.ClippingWarning` per fit reports what was clipped (for the curator only).
     rho : float
         Failure probability of the "adassp" ridge rule.
     rng : Generator, int or None
@@ -642,7 +647,10 @@ def boosted_adassp(
     -------
     BASResult
         Coefficients for the clipped design (`design(X)`), the spend (with its relation) and
-        diagnostics.
+        diagnostics. The coefficients are a floating-point release, not safe to publish as
+        is: floating-point noise leaks through the low bits (chapter 07); round to a grid and
+        use the exact `discrete_laplace_mechanism` or `discrete_gaussian_mechanism` of
+        `dplit.discrete` for a release to publish.
     """
     X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
     if ridge not in RIDGE_RULES:
@@ -656,8 +664,24 @@ def boosted_adassp(
     lam_tilde, lam = float(lam_tilde), float(lam)
     min_eig = _smallest_eigenvalue_warn(A, ridge)
     theta = _boost_single(Xc, y, A, b.sigma_round, b.n_rounds, eta, clip_r, g)
+    _warn_clipped_bas(X, y, clip_x, clip_r)
     coef, icpt = (theta[:-1], float(theta[-1])) if fit_intercept else (theta, 0.0)
     return BASResult(coef, icpt, b.spend(), b, float(lam), lam_tilde, min_eig)
+
+
+def _warn_clipped_bas(X, y, clip_x, clip_r):
+    """One ClippingWarning per fit when the data lie outside the public bounds: rows of X above
+    norm clip_x, and labels above clip_r in absolute value (the first round's residuals, theta =
+    0, are the labels). The intercept entry's share of a row's norm (added here, or a column of
+    ones in X, as the pipelines pass it) is the design's own scaling and is not counted, nor are
+    the later rounds' residuals (clipping them is the algorithm)."""
+    from dplit.core import warn_clipped
+    n = len(y)
+    features = X[:, ~np.all(X == 1.0, axis=0)]
+    warn_clipped("Boosted AdaSSP", [
+        ("rows of X", np.sum(_row_norms(features) > clip_x), n, f"norm clip_x = {clip_x:g}"),
+        ("labels (first-round residuals)", np.sum(np.abs(y) > clip_r), n,
+         f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")], stacklevel=3)
 
 # %% ../nbs/14_boosted_adassp.ipynb #b3a7878d
 class _BASParams(RegressorMixin, BaseEstimator):
@@ -696,11 +720,19 @@ class BoostedAdaSSPRegressor(_BASParams):
     shares : tuple of 3 floats
         Split of mu^2 over (Gram, lambda_min, rounds).
     eta, clip_x, clip_r, rho : float
-        Shrinkage, row norm bound, residual bound, ridge failure probability.
+        Shrinkage, row norm bound, residual bound, ridge failure probability. The bounds clip_x
+        and clip_r (default 1 and 1, the paper's) are public: choose them, and the scale of X and
+        y, without looking at the data. Rows above norm clip_x are scaled down and residuals
+        clipped to [-clip_r, clip_r]; on labels far above clip_r the fit is noise at any epsilon.
+        `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a release) when it
+        clips.
 
     Attributes
     ----------
-    coef_, intercept_ : coefficients on the clipped design
+    coef_, intercept_ : coefficients on the clipped design: a floating-point release, not safe
+        to publish as is (floating-point noise leaks through its low bits, chapter 07); publish
+        through a grid and the exact `dplit.discrete.discrete_laplace_mechanism` or
+        `discrete_gaussian_mechanism`
     spend_ : PrivacySpend of the fit
     ridge_, min_eig_ : ridge added and smallest eigenvalue of the solved system
     n_features_in_ : int

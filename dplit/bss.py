@@ -301,8 +301,8 @@ def _hinge_solve(A, y, r, gamma, max_iter: int = 1000, upper=None, lower=None) -
             delta = 2.0 * r                            # trust box gone: plain cutting planes
         _hinge_box(h, n, best.b, delta, r)
     if not best.done():
-        raise RuntimeError(f"hinge score: certificate {best.U - best.L:.3g} above {gamma:.3g} "
-                           f"after {max_iter} LP solves")
+        raise RuntimeError(f"hinge score: no certificate within the public tolerance gamma = "
+                           f"{gamma:.3g} after {max_iter} LP solves")
     return best
 
 # %% ../nbs/50_bss.ipynb #2bcedcb5
@@ -493,6 +493,21 @@ class SearchBackend:
         "(support, exact score) of bucket k's minimum. Default: row k of `best_per_bucket`."
         S, v = self.best_per_bucket(X, y, s, center, r=r, loss=loss, rule=rule)
         return S[k], float(v[k])
+
+    _CACHES = ("_last", "_cache")                      # one-entry caches of the data's pieces
+
+    def forget(self):
+        """Drop what the last calls learned about the data: the caches and `last_stats_`. Every
+        release calls it when it ends (also on error), so a fitted selector that holds this
+        backend holds no rows, scores or data-dependent counts."""
+        for k in self._CACHES:
+            if k in self.__dict__:
+                self.__dict__[k] = (None, None)
+        self.__dict__.pop("last_stats_", None)
+
+    def __getstate__(self):
+        "Pickles and copies never carry the caches (the data's pieces)."
+        return {k: (None, None) if k in self._CACHES else v for k, v in self.__dict__.items()}
 
 # %% ../nbs/50_bss.ipynb #add81067
 class ExhaustiveSearch(SearchBackend):
@@ -686,7 +701,8 @@ def verify_hinge_scorer_lp(full: bool = False, rng=None) -> dict:
                 tolerance=f"mismatch <= 1e-12, gaps <= {gam:.0e}; each mutant > 1e-9", passed=ok)
 
 # %% ../nbs/50_bss.ipynb #61e03e87
-def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True):
+def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
+              source: str = "best-subset selection"):
     """Clip X entrywise to [-b_x, b_x] and (squared loss) y to [-b_y, b_y], as Algorithm 1 line 2
     does.
 
@@ -695,7 +711,9 @@ def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True):
     X, y : data (validated: finite, matching rows; labels in {-1, +1} or {0, 1} for the hinge loss)
     b_x, b_y : public bounds (> 0); b_y is required for the squared loss and ignored for the hinge
     loss : "squared" or "hinge"
-    warn : issue a UserWarning naming how many entries were clipped (a local message, not a release)
+    warn : issue one `dplit.core.ClippingWarning` with how many entries were clipped (for the
+    curator's process only: computed from the data, it is not a release)
+    source : the release named in the warning
 
     Returns
     -------
@@ -712,10 +730,12 @@ def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True):
         yc = np.clip(y, -by, by)
         ny = int(np.sum(yc != y))
         y = yc
-    if warn and (nx or ny):
-        what = f"clipped {nx} entries of X to [-b_x, b_x]"
-        what += f" and {ny} entries of y to [-b_y, b_y]" if loss == "squared" else ""
-        warnings.warn(what + " (Assumption 1, Algorithm 1 line 2)", UserWarning, stacklevel=2)
+    if warn:
+        from dplit.core import warn_clipped
+        parts = [("entries of X", nx, X.size, f"[-b_x, b_x] = [-{bx:g}, {bx:g}]")]
+        if loss == "squared":
+            parts.append(("entries of y", ny, y.size, f"[-b_y, b_y] = [-{by:g}, {by:g}]"))
+        warn_clipped(f"{source} (Assumption 1, Algorithm 1 line 2)", parts, stacklevel=2)
     return Xc, y
 
 
@@ -729,11 +749,18 @@ def _check_certificates(X, y, supports, scores, r, loss, gamma):
     "Re-score a backend's supports; refuse a mismatch or a certificate above gamma."
     v, gap = support_scores(X, y, supports, r=r, loss=loss, return_gap=True)
     if np.any(gap > gamma):
-        raise RuntimeError(f"a score certificate {gap.max():.3g} exceeds the public tolerance "
-                           f"gamma = {gamma:.3g}")
+        raise RuntimeError(f"a score certificate exceeds the public tolerance gamma = "
+                           f"{gamma:.3g}")
     if not np.allclose(v, scores, rtol=0, atol=gamma):
         raise RuntimeError("the search backend returned scores that differ from support_scores")
     return v
+
+
+def _forget(search):
+    "A release ends: the backend drops its data caches and statistics (`SearchBackend.forget`)."
+    f = getattr(search, "forget", None)
+    if callable(f):
+        f()
 
 
 def _check_search(search):
@@ -907,8 +934,11 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
     if T != math.inf:
         T = check_int(T, "T", low=1)
     search = _check_search(search)
-    S, v = search.top_r(X, y, s, R, r=r, loss=loss)
-    v = _check_certificates(X, y, S, v, r, loss, score_tolerance(n, b_y=b_y, loss=loss))
+    try:
+        S, v = search.top_r(X, y, s, R, r=r, loss=loss)
+        v = _check_certificates(X, y, S, v, r, loss, score_tolerance(n, b_y=b_y, loss=loss))
+    finally:
+        _forget(search)                     # the backend keeps nothing of the data
     out = top_r_sample(S, v, p, s, eps, D, T, as_rng(rng))
     by = 1.0 if loss == "hinge" else b_y                # b_y plays no role for the hinge loss
     e_spent = theorem1_epsilon(eps, T, R, p, s, n, b_x=b_x, b_y=by, r=r, loss=loss, bound=bound)
@@ -1038,8 +1068,7 @@ def _check_bucket_rows(S, center, ks, rule):
     "Refuse backend rows that do not lie in their buckets (their scores would bound nothing)."
     k = mistakes_count(np.atleast_2d(S), center)
     if not np.all(k == ks if rule == "exact" else k >= ks):
-        raise RuntimeError(f"search backend: a support outside its bucket (mistakes {k.tolist()}, "
-                           f"buckets {np.atleast_1d(ks).tolist()}, rule {rule!r})")
+        raise RuntimeError(f"search backend: a support outside its bucket (rule {rule!r})")
 
 # %% ../nbs/50_bss.ipynb #lazy02cd
 def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower):
@@ -1055,8 +1084,8 @@ def _bucket_refiner(X, y, s, center, r, loss, rule, search, gamma, upper, lower)
             v = float(_check_certificates(X, y, np.atleast_2d(S), np.atleast_1d(v), r, loss,
                                           gamma)[0])
             if not lower[k] - gamma <= v <= upper[k] + gamma:
-                raise RuntimeError(f"search backend: bucket {k}'s minimum {v:.12g} lies outside "
-                                   f"its own bounds [{lower[k]:.12g}, {upper[k]:.12g}]")
+                raise RuntimeError(f"search backend: bucket {k}'s minimum lies outside its own "
+                                   "bounds")
             cache[k] = min(max(v, lower[k]), upper[k])
         return cache[k]
 
@@ -1114,11 +1143,14 @@ def mistakes_select(X, y, s: int, epsilon, *, r=1.1, b_x=0.5, b_y=0.5, loss: str
     if rule not in ("exact", "at_least"):
         raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
     gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
-    out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, as_rng(rng), gamma)
+    try:
+        out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, as_rng(rng), gamma)
+    finally:
+        _forget(search)                     # the backend keeps nothing of the data
     if not gap > 2 * D:
         msg = (f"the mistakes method is private only when R(S2) - R(S1) > 2 Delta (Theorem 2); "
-               f"here the gap is {gap:.4g} <= 2 Delta = {2 * D:.4g}. Use method='mistakes_ptr' "
-               "or 'top_r'.")
+               f"these data fail it (2 Delta = {2 * D:.4g}). Use method='mistakes_ptr' or "
+               "'top_r'.")
         if gap_check == "raise":
             raise GapConditionError(msg)
         warnings.warn(msg, UserWarning, stacklevel=2)
@@ -1165,12 +1197,15 @@ def mistakes_ptr_select(X, y, s: int, epsilon, *, epsilon_test, delta, fallback=
         check_int(R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
     g = as_rng(rng)
     gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
-    out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma)
-    L = math.ceil(gap / (2 * D)) - 1
-    if not L + g.laplace(0.0, 1 / e1) > math.log(1 / (2 * d)) / e1:
-        out = None if fallback is None else top_r_select(X, y, s, eps, R=R, r=r, b_x=b_x, b_y=b_y,
-                                                         loss=loss,
-                                                         bound=bound, search=search, rng=g).value
+    try:
+        out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma)
+        L = math.ceil(gap / (2 * D)) - 1
+        if not L + g.laplace(0.0, 1 / e1) > math.log(1 / (2 * d)) / e1:
+            out = None if fallback is None else top_r_select(
+                X, y, s, eps, R=R, r=r, b_x=b_x, b_y=b_y, loss=loss, bound=bound, search=search,
+                rng=g).value
+    finally:
+        _forget(search)                     # the backend keeps nothing of the data
     return Release(out, _spend(eps + e1, "mistakes behind PTR on the gap", d))
 
 # %% ../nbs/50_bss.ipynb #f8c7c251
@@ -2053,12 +2088,17 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     method : "top_r", "mistakes", "mistakes_ptr" or "exponential"; loss : "squared" or "hinge"
     R, T : top-R's list length and tail draws (defaults: 2 + (p - s) s capped at C(p, s) - 1; T =
     inf)
-    r, b_x, b_y : ball radius and public bounds; bound : "tight" or "paper" (Lemma A.1) sensitivity
+    r, b_x, b_y : ball radius and public bounds (default 0.5, 0.5: entries of X and y are clipped
+    to [-b_x, b_x] and [-b_y, b_y]; choose them without looking at the data; a fit that clips warns
+    once with a `dplit.core.ClippingWarning`, counts for the curator, not a release); bound :
+    "tight" or "paper" (Lemma A.1) sensitivity
     rule : "exact" (Eq 8) or "at_least" (Remark 2) buckets; gap_check : "raise" or "warn"
     (method="mistakes")
     delta, test_fraction : PTR's delta and the share of epsilon spent on the test
     (method="mistakes_ptr")
-    search : a SearchBackend (default ExhaustiveSearch()); random_state : int, Generator or None
+    search : a SearchBackend (default ExhaustiveSearch()); every fit makes it drop its caches and
+    statistics (`SearchBackend.forget`), so the fitted selector holds no data; random_state : int,
+    Generator or None
     """
 
     def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
@@ -2085,7 +2125,11 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
 # %% ../nbs/50_bss.ipynb #8165995e
 class BestSubsetSelector(_BestSubsetParams):
     """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn
-    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
+    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public).
+
+    Bounds: X and (squared loss) y are clipped entrywise to the public b_x and b_y (default 0.5
+    each), which must be chosen without looking at the data; a fit that clips warns once with a
+    `dplit.core.ClippingWarning` (counts for the curator, not a release)."""
 
     def _release(self, X, y) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,

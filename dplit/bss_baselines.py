@@ -601,7 +601,9 @@ def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter
     ----------
     X, y : data (clipped to the public bounds b_x, b_y); s : support size
     epsilon : budget of the stationary exponential mechanism; delta : the delta accepted, in (0, 1)
-    B : l1 radius of the score R_B; b_x, b_y : public bounds
+    B : l1 radius of the score R_B; b_x, b_y : public bounds (default 0.5 and 0.5), chosen without
+    looking at the data: entries outside them are clipped, with one `dplit.core.ClippingWarning`
+    (counts for the curator, not a release)
     n_iter : chain length; None = the smallest length with mcmc_delta <= delta
     max_iter : refuse when that length exceeds it; rng : Generator, int seed or None
 
@@ -615,7 +617,7 @@ def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter
     """
     from dplit.bss import clip_data
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
-    X, y = clip_data(X, y, b_x=b_x, b_y=b_y, warn=False)
+    X, y = clip_data(X, y, b_x=b_x, b_y=b_y, source="mcmc_select")   # warns when it clips
     s, (n, p), bd = _check_s(s, X.shape[1]), X.shape, dict(B=B, b_x=b_x, b_y=b_y)
     need = mcmc_steps(eps, dlt, n, p, s, **bd)
     T = need if n_iter is None else check_int(n_iter, "n_iter", low=0)

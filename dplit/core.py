@@ -14,7 +14,7 @@ import numpy as np
 # %% auto #0
 __all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_delta', 'check_positive', 'check_in_range', 'check_int',
            'check_k', 'check_array', 'check_X_y', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
-           'spawn_rngs', 'PrivacySpend', 'compose', 'dask_client', 'run_sweep']
+           'spawn_rngs', 'PrivacySpend', 'compose', 'ClippingWarning', 'warn_clipped', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -364,7 +364,7 @@ def check_binary_labels(y, name: str = "y") -> np.ndarray:
     if vals <= {0.0, 1.0}:
         return 2 * y - 1
     raise ValueError(
-        f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got values {sorted(vals)[:5]}"
+        f"{name} must be binary with values in {{-1, 1}} or {{0, 1}}, got other values"
     )
 
 # %% ../nbs/00_core.ipynb #81a85a39
@@ -550,6 +550,45 @@ def compose(
             min(eps_pld, basic), target_delta, mechanism + " (PLD)", best.relation, best.events
         )
     return best
+
+# %% ../nbs/00_core.ipynb #d1383883
+class ClippingWarning(UserWarning):
+    """A private fit clipped data to its public bounds. The counts it reports come from the private
+    data: they are for the curator's own process, not a release, and must not be published."""
+
+
+def warn_clipped(source: str, parts, stacklevel: int = 2) -> str | None:
+    """Warn once (a `ClippingWarning`) with what one release clipped; silent when nothing was.
+
+    Parameters
+    ----------
+    source : str
+        The release that clipped (e.g. ``"DPSISSelector.fit"``).
+    parts : iterable of (what, n_clipped, n_total, bounds)
+        One entry per clipped quantity: its name (``"entries of y"``), how many values were
+        clipped, out of how many, and the public bounds as text (``"[-1, 1]"``).
+    stacklevel : int, default 2
+        Passed to `warnings.warn` (2: the caller of the function that calls `warn_clipped`).
+
+    Returns
+    -------
+    str or None
+        The message, or None when no value was clipped.
+    """
+    import warnings
+
+    done = []
+    for what, k, n, bounds in parts:
+        k, n = int(k), int(n)
+        if k:
+            done.append(f"{k} of {n} {what} ({100 * k / max(n, 1):.3g}%) to {bounds}")
+    if not done:
+        return None
+    msg = (f"{source} clipped " + "; ".join(done) + ". Bounds must be public and chosen without "
+           "looking at the data; much clipping turns the release into noise. These counts come "
+           "from the private data: they are for the curator only, not a release.")
+    warnings.warn(msg, ClippingWarning, stacklevel=stacklevel + 1)
+    return msg
 
 # %% ../nbs/00_core.ipynb #2af0fde8
 _CLIENTS: dict = {}

@@ -1626,7 +1626,7 @@ class DPGPResult:
         return mean, np.sqrt(var + (self.sigma**2 if noise else 0.0))
 
 # %% ../nbs/40_dpgp.ipynb #83a01963
-def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
+def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y, source: str = "DP-GP inference"):
     Xv = as_inputs(X, "X")
     yv = check_array(np.ravel(y) if np.ndim(y) == 2 and np.shape(y)[1] == 1 else y, "y", ndim=1)
     if len(yv) != len(Xv):
@@ -1642,13 +1642,15 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y):
     check_positive(c, "c")
     Ry = check_positive(R_y, "R_y")
     if clip_y:
+        from dplit.core import warn_clipped
+        warn_clipped(source, [("targets", np.sum(np.abs(yv) > Ry), len(yv),
+                               f"[-R_y, R_y] = [-{Ry:g}, {Ry:g}]")], stacklevel=3)
         yv = np.clip(yv, -Ry, Ry)
     elif np.max(np.abs(yv)) > Ry:
         raise ValueError(
-            f"max |y| = {np.max(np.abs(yv)):.4g} exceeds R_y = {Ry:g}; pass clip_y=True to clip y "
-            "to "
-            "[-R_y, R_y] (part of the mechanism) or choose a larger R_y (without looking at the "
-            "data)"
+            f"some |y| exceeds R_y = {Ry:g}; pass clip_y=True to clip y to [-R_y, R_y] (part of "
+            "the mechanism, with a ClippingWarning) or choose a larger R_y (without looking at "
+            "the data)"
         )
     return Xv, yv, Zv
 
@@ -1701,7 +1703,9 @@ def dpgp_inference(
     R_k : float or str, default 'auto'
         Bound on the kernel-vector norm ||k_i||, or a `method` of `kernel_norm_bound`.
     clip_y : bool, default False
-        Clip the targets to [-R_y, R_y] (otherwise |y| > R_y raises).
+        Clip the targets to [-R_y, R_y] (otherwise |y| > R_y raises); a call that clips warns
+        once (`dplit.core.ClippingWarning`, counts for the curator, not a release). R_y must be
+        chosen without looking at the data.
     rho : float, default 0.01
         Failure probability of the regulariser (Eq 10).
     form : {'symmetric', 'paper'}, default 'symmetric'
@@ -1712,7 +1716,8 @@ def dpgp_inference(
     Returns
     -------
     DPGPResult
-        The released q(u) on Z, the kernel and the spend.
+        The released q(u) on Z, the kernel and the spend. A floating-point release, not safe to
+        publish as is (chapter 07): publish through `dplit.discrete.discrete_gaussian_mechanism`.
 
     Raises
     ------
@@ -1773,6 +1778,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
     `R_y` must also be chosen without looking at the data. `predict(X, return_std=True)` returns
     the predictive mean and standard deviation of f (of y with `include_noise=True`).
 
+    The released q(u) (`m_`, `S_`) is a floating-point release, not safe to publish as is:
+    floating-point Gaussian noise leaks through its low bits (chapter 07). To publish, round the
+    statistics to a grid and use `dplit.discrete.discrete_gaussian_mechanism` (exact).
+
     Parameters
     ----------
     inducing_points : array_like or int, default 10
@@ -1793,9 +1802,11 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
     c : float, default 1.0
         Ratio sigma_a / sigma_b.
     R_y : float, default 1.0
-        Bound on |y|.
+        Public bound on |y|, chosen without looking at the data (rescale y by a public constant
+        first when its units are large).
     clip_y : bool, default False
-        Clip the targets to [-R_y, R_y].
+        Clip the targets to [-R_y, R_y] (with one `dplit.core.ClippingWarning` per fit that clips:
+        counts for the curator, not a release); False refuses targets outside the bound.
     kernel_bound : float or str, default 'auto'
         R_k, or the name of the bound (see `kernel_norm_bound`).
     rho : float, default 0.01

@@ -188,9 +188,12 @@ def coinpress_mean(
     x : array_like of shape (n,)
         The values to average.
     centre : float
-        Centre of the initial interval.
+        Centre of the initial interval (public, chosen without looking at the data).
     radius : float
-        Radius of the initial interval.
+        Radius of the initial interval (public). Values outside [centre - radius,
+        centre + radius] are clipped by the first step, with one
+        `dplit.core.ClippingWarning` (counts for the curator, not a release); the later
+        steps' clipping to the shrunk intervals is the algorithm and is not reported.
     rho : float
         zCDP budget rho > 0.
     n_iter : int, default 12
@@ -225,6 +228,10 @@ def coinpress_mean(
     g1 = check_positive(scale, "scale") * math.sqrt(2 * math.log(2 * n / beta))
     g2 = math.sqrt(2 * math.log(2 / beta))
     cs, rs, sds = [], [], []
+    from dplit.core import warn_clipped
+    bounds = f"[centre - radius, centre + radius] = [{c - r:g}, {c + r:g}]"
+    warn_clipped("coinpress_mean", [("entries of x", np.sum((xv < c - r) | (xv > c + r)), n,
+                                     bounds)])
     for rho_t in sched:
         cs.append(c); rs.append(r)
         mu = np.clip(xv, c - r, c + r).mean()
@@ -568,8 +575,10 @@ def dp_hyperparameter_learning(
     if _prepared is None:
         if not candidates:
             raise ValueError("candidates must contain at least one (lengthscale, sigma) pair")
-        X1v, y1v, Zv = _check_inference_args(X1, y1, Z, 1.0, 1.0, R_y, clip_y)
-        X2v, y2v, _ = _check_inference_args(X2, y2, Z, 1.0, 1.0, R_y, clip_y)
+        X1v, y1v, Zv = _check_inference_args(X1, y1, Z, 1.0, 1.0, R_y, clip_y,
+                                             "hyperparameter learning (training set)")
+        X2v, y2v, _ = _check_inference_args(X2, y2, Z, 1.0, 1.0, R_y, clip_y,
+                                            "hyperparameter learning (validation set)")
         _prepared = [
             _Candidate(
                 X1v,
@@ -930,7 +939,7 @@ def dpgp_inference_heteroscedastic(
     ------
     ValueError
         On invalid input: "noise_var must hold one positive variance per row of X"; "a weight
-        1/noise_var = ... exceeds R_w = ...".
+        1/noise_var exceeds R_w = ...".
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, 1.0, c, R_y, clip_y)
     nv = check_array(noise_var, "noise_var", ndim=1)
@@ -939,7 +948,7 @@ def dpgp_inference_heteroscedastic(
     Rw = check_positive(R_w, "R_w")
     w = 1.0 / nv
     if np.max(w) > Rw * (1 + 1e-12):
-        raise ValueError(f"a weight 1/noise_var = {np.max(w):.4g} exceeds R_w = {Rw:g}")
+        raise ValueError(f"a weight 1/noise_var exceeds R_w = {Rw:g}")
     Rk = kernel_norm_bound(Zv, lengthscale, variance)
     sw = np.sqrt(w)
     noise = dpgp_noise_scales(math.sqrt(Rw) * Rk, math.sqrt(Rw) * R_y, c, epsilon, delta)

@@ -77,7 +77,7 @@ def check_boolean_feature(X, j_star) -> int:
         )
         raise ValueError(
             f"the sensitive feature X[:, j_star={j}] must be boolean with values in {{-1, 1}}, got "
-            f"values {vals[:5].tolist()}{hint}"
+            f"other values{hint}"
         )
     return j
 

@@ -158,6 +158,20 @@ def clipped_scores(X, y, x_bounds=(-1.0, 1.0), y_bounds=(-1.0, 1.0)) -> np.ndarr
     yt = np.clip((y - (ylo + yhi) / 2) / ((yhi - ylo) / 2), -1.0, 1.0)
     return np.abs(Xt.T @ yt)
 
+
+def _warn_clipped_sis(X, y, x_bounds, y_bounds):
+    "One ClippingWarning with the entries of X and y outside their public bounds (if any)."
+    from dplit.core import warn_clipped
+    X, y = check_X_y(X, y, min_rows=1)
+    xlo, xhi = _check_bounds(x_bounds, "x_bounds", X.shape[1])
+    ylo, yhi = _check_bounds(y_bounds, "y_bounds", 1)
+    text = lambda lo, hi, name: (f"{name} = [{lo[0]:g}, {hi[0]:g}]" if lo.size == hi.size == 1
+                                 else f"{name} (one pair per column)")
+    warn_clipped("DP-SIS", [
+        ("entries of X", np.sum((X < xlo) | (X > xhi)), X.size, text(xlo, xhi, "x_bounds")),
+        ("entries of y", np.sum((y < ylo) | (y > yhi)), y.size, text(ylo, yhi, "y_bounds"))],
+        stacklevel=3)
+
 # %% ../nbs/21_dpsis.ipynb #2febff8e
 def paper_counterexample(N: int = 20, M: float = 100.0):
     """Neighbouring datasets (add/remove one row) on which Alg 1's scores move by far more than 1.
@@ -282,6 +296,7 @@ def dp_sis(
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     if variant == "clipped":
         s = clipped_scores(X, y, x_bounds, y_bounds)
+        _warn_clipped_sis(X, y, x_bounds, y_bounds)
         name = "DP-SIS (public clipping bounds)"
     elif variant == "paper":
         if not allow_non_private:
@@ -325,7 +340,11 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
     x_bounds : pair or sequence of pairs, default (-1, 1)
         Public bounds (low, high) of the features: one pair for all columns or one per column.
     y_bounds : pair, default (-1, 1)
-        Public bounds (low, high) of the target.
+        Public bounds (low, high) of the target. Both bounds must be chosen without looking at
+        the data (units, codebook, domain knowledge): entries outside them are clipped, and a
+        target on another scale (e.g. raw diabetes progression, 25 to 346, against the default
+        (-1, 1)) is clipped to one value, so every score is noise. `fit` warns with a
+        `dplit.core.ClippingWarning` (counts for the curator, not a release) when it clips.
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
     variant : {'clipped', 'paper'}

@@ -78,6 +78,10 @@ def laplace_mechanism(
     -------
     Release
         ``value``: the noisy output; ``spend``: the PrivacySpend.
+        The value is a floating-point release, not safe to publish as is: the
+        floating-point noise leaks the data through its low bits (Mironov 2012;
+        chapter 07). To publish, use the exact `dplit.discrete.discrete_laplace_mechanism`
+        on a grid (`dplit.discrete.grid_round`).
 
     Raises
     ------
@@ -439,6 +443,10 @@ def gaussian_mechanism(
     -------
     Release
         ``value``: the noisy output; ``spend``: the PrivacySpend.
+        The value is a floating-point release, not safe to publish as is: the
+        floating-point noise leaks the data through its low bits (Mironov 2012;
+        chapter 07). To publish, use the exact `dplit.discrete.discrete_gaussian_mechanism`
+        on a grid (`dplit.discrete.grid_round`).
     """
     v = _value(value)
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)

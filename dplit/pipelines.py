@@ -286,6 +286,8 @@ def _regress(factory, X1, y, epsilon, delta, n_tilde, rng):
     "Fit the private regressor on the design with its intercept column: (estimator, spend, failed)."
     est = factory(epsilon, delta, n_tilde, rng)
     est.fit(X1, y)
+    if hasattr(est, "random_state"):      # its seed or generator state is the key to its
+        est.random_state = None             # noise: the fitted pipeline does not keep it
     spend = getattr(est, "spend_", None)
     if not isinstance(spend, PrivacySpend):
         raise TypeError(f"the regressor {type(est).__name__} recorded no PrivacySpend in spend_")
@@ -396,6 +398,12 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
         regressor (for tests of the plumbing); None uses `REGRESSORS`.
     random_state : Generator, int or None
         Randomness; the same seed gives the same fit.
+
+    Bounds: the BAS pipelines run Boosted AdaSSP with the paper's public bounds, rows of X
+    (selected columns and intercept) clipped to norm 1 and residuals to [-1, 1]; scale X and y by
+    public constants, chosen without looking at the data, so that they fit (on raw diabetes y the
+    fit is noise at any epsilon). A fit that clips warns once (`dplit.core.ClippingWarning`, for
+    the curator, not a release). The Tukey pipelines and the selectors clip nothing.
     """
 
     def __init__(self, pipeline: str = "K-Tukey", k: int = 5, epsilon=PAPER_EPSILON,

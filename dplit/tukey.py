@@ -1072,8 +1072,9 @@ class TukeyResult:
     """Outcome of the Tukey regression. `value` is the coefficient vector, or None when the
     mechanism released bot; `status` says which: 'ok', 'ptr_failed', 'too_few_models',
     'n_tilde_exceeds_n', 'degenerate_region'. Released (private): value, status, n_tilde, m, t.
-    `distance` is the exact statistic M(B) before noise -- a diagnostic for tests and the book,
-    NOT private: never publish it.
+    The exact PTR statistic M(B) is not kept: it is not private. `value` is a floating-point
+    release, not safe to publish as is (see chapter 07: `discrete.grid_round` and the exact
+    `discrete_laplace_mechanism` / `discrete_gaussian_mechanism`).
     """
 
     value: np.ndarray | None
@@ -1082,7 +1083,6 @@ class TukeyResult:
     n_tilde: float
     m: int
     t: int
-    distance: int
     budget: TukeyBudget = field(repr=False)
 
     @property
@@ -1191,14 +1191,14 @@ def tukey_regression(
             raise ValueError(f"n_tilde must be finite, got {n_tilde!r}")
     m = int(max(nt, 0) // d) if n_models is None else check_int(n_models, "n_models", low=1)
     t = depth_for(m)
-    res = lambda status, val=None, M=-1: TukeyResult(val, spend, status, nt, m, t, M, bud)
+    res = lambda status, val=None: TukeyResult(val, spend, status, nt, m, t, bud)
     if t < 2 or nt < m:
         return res("too_few_models")
     batches = make_batches(n, m, int(nt // m), g)
     if batches is None:
         return res("n_tilde_exceeds_n")
-    status, value, M = _tukey_release(model_profile(batch_ols(X, y, batches)), t, bud, g)
-    return res(status, value, M)
+    status, value, _ = _tukey_release(model_profile(batch_ols(X, y, batches)), t, bud, g)
+    return res(status, value)          # the exact statistic M stays here: it is not private
 
 # %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
@@ -1234,6 +1234,11 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     status_ : str, see `TukeyResult`
     spend_ : PrivacySpend
     n_models_, depth_, n_tilde_ : the number of models, the depth t and the private n_tilde
+
+    No clipping bounds: the mechanism needs none (each row moves one model). The coefficients are
+    sampled in floating point: a floating-point release, not safe to publish as is (chapter 07
+    shows the leak; its exact `dplit.discrete.discrete_laplace_mechanism` and
+    `discrete_gaussian_mechanism` are the releases to publish numeric statistics with).
     """
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
