@@ -103,7 +103,8 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
 
 # %% ../nbs/16_tuning.ipynb #ac78ca62
 def best_of_law(p, kind: str, gamma: float) -> np.ndarray:
-    "Exact law of the best of K runs whose outputs, ordered by score, have the law `p` (G(F_j) - G(F_{j-1}))."
+    """Exact law of the best of K runs whose outputs, ordered by score, have the law `p`:
+    G(F_j) - G(F_{j-1})."""
     F = np.concatenate([[0.0], np.cumsum(p)])
     F[-1] = 1.0
     return np.diff(stopping_pgf(F, kind, gamma))
@@ -139,6 +140,7 @@ def _run_params(estimator, eps: float, delta: float, n_features: int) -> dict:
     (eps, delta) for a substitute estimator, (eps/2, delta/(1+e^(eps/2))) for an add/remove one."""
     from dplit.accountant import planned_spend, to_relation
 
+    planned_spend(estimator, n_features)  # refuses, by name, an estimator it cannot plan
     has_delta = "delta" in estimator.get_params(deep=False)
     kw = dict(epsilon=eps, **({"delta": delta} if has_delta else {}))
     plan = planned_spend(clone(estimator).set_params(**kw), n_features)
@@ -234,6 +236,9 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         PrivateGridSearch
             self.
         """
+        from sklearn.utils.validation import validate_data
+
+        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
         X, y = check_X_y(X, y, min_rows=4)
         p, B = self._budget(), check_positive(self.error_bound, "error_bound")
         frac = check_in_range(self.validation_fraction, "validation_fraction", 0, 1, False, False)
@@ -260,7 +265,7 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
                 break
         self.best_score_, i, self.best_estimator_ = best
         self.best_params_, self.n_runs_ = grid[i], t
-        self.spend_, self.n_features_in_ = self.expected_spend(X.shape[1]), X.shape[1]
+        self.spend_ = self.expected_spend(X.shape[1])
         return self
 
     def predict(self, X):
@@ -276,8 +281,16 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         numpy.ndarray of shape (n,)
             Predictions.
         """
+        from sklearn.utils.validation import validate_data
+
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
+        return self.best_estimator_.predict(validate_data(self, X, reset=False))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True  # every fit is a fresh private release
+        tags.regressor_tags.poor_score = True  # private fits on tiny check datasets score poorly
+        return tags
 
 # %% ../nbs/16_tuning.ipynb #8b93c180
 _RS_PAIR = (np.array([0.2577, 0.0091, 0.7332]), np.array([0.6866, 0.0242, 0.2892]))
