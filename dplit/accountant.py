@@ -61,7 +61,7 @@ def to_relation(spend: PrivacySpend, relation: str) -> PrivacySpend:
                         "substitute")
 
 # %% ../nbs/08_accountant.ipynb #10b45189
-_SLACK = 2.0**-40  # a budget split in fewer than 2^13 float shares; see "Rounding" above
+_SLACK = 2.0**-50  # shares of <= 6 rounded operations each, any number; see "Rounding"
 
 
 def _total(charges: list, relation: str, tight: bool) -> PrivacySpend:
@@ -122,8 +122,9 @@ class BudgetAccountant:
         The neighbouring relation of the total guarantee.
     tight : bool, default True
         Compose the charges that carry exact dp_accounting events (Gaussian and Laplace
-        releases) with the PLD accountant at their summed $\delta$ when that is smaller (rule 2);
-        False: basic composition only.
+        releases) with the PLD accountant at their summed $\delta$ when that is smaller (rule 2,
+        valid when their noise is fixed before the analysis starts); False: basic composition only
+        (rule 1, valid also when each release's noise is chosen after earlier outputs).
 
     Attributes
     ----------

@@ -1,0 +1,33 @@
+"""Review of issue 24 (nbs/08_accountant.ipynb): the accountant's rounding slack lets every float split of the budget
+through and nothing that exceeds it by more than rounding (the derivation's bound: (1 + 2^-53)^7 < 1 + 2^-50)."""
+import math
+
+import numpy as np
+import pytest
+
+from dplit.accountant import BudgetAccountant, BudgetExceededError
+from dplit.core import PrivacySpend
+
+
+def test_every_float_split_of_the_budget_is_accepted():
+    g = np.random.Generator(np.random.PCG64(24))
+    for _ in range(300):
+        eps, k = float(g.uniform(0.01, 10.0)), int(g.integers(2, 400))
+        c = g.integers(1, 1000, size=k)
+        w = c / c.sum()  # exact weights c_i / C sum to 1; each stored w_i is one rounding away
+        acc = BudgetAccountant(eps, tight=False)
+        for share in (eps / k,) * k if g.random() < 0.5 else eps * w:  # one or two rounded operations each
+            acc.charge(PrivacySpend(float(share)))
+        assert acc.spent.epsilon <= eps * (1 + 2.0**-50)
+
+
+@pytest.mark.parametrize("excess", [2.0**-45, 2.0**-42, 1e-12])
+def test_an_excess_beyond_rounding_is_refused(excess):
+    "The former slack 2^-40 accepted all three; an excess of 2^-45 of the budget is ~64 ulps, not rounding."
+    acc = BudgetAccountant(1.0, 1e-6, tight=False)
+    with pytest.raises(BudgetExceededError):
+        acc.charge(PrivacySpend(1.0 * (1 + excess), 0.0))
+    with pytest.raises(BudgetExceededError):
+        acc.charge(PrivacySpend(0.5, 1e-6 * (1 + excess)))
+    assert not acc.ledger
+    acc.charge(PrivacySpend(math.nextafter(1.0, 2.0), 1e-6))  # one ulp over: float rounding, accepted
