@@ -86,7 +86,9 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
     Returns
     -------
     tuple
-        (best candidate, its score, number of runs, PrivacySpend).
+        (best candidate, its score, PrivacySpend). The number of runs is not returned: the
+        guarantee covers the best run alone, and given K = k the output is the best of k runs, whose
+        loss grows with k.
     """
     if not callable(run):
         raise TypeError(f"run must be callable, got {type(run).__name__}")
@@ -99,7 +101,7 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         if score > best_score:
             best, best_score = cand, score
     spend = PrivacySpend(stopping_factor(kind) * eps, 0.0, f"random stopping ({kind})")
-    return best, best_score, k, spend
+    return best, best_score, spend
 
 # %% ../nbs/16_tuning.ipynb #ac78ca62
 def best_of_law(p, kind: str, gamma: float) -> np.ndarray:
@@ -187,8 +189,6 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         Its fit on the training part (a private release of the search).
     best_score_ : float
         Its noisy validation score (minus the clipped mean squared error, plus noise).
-    n_runs_ : int
-        Number of runs.
     spend_ : PrivacySpend
         The spend of the search.
     """
@@ -264,7 +264,7 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
             if g.random() < p.gamma:
                 break
         self.best_score_, i, self.best_estimator_ = best
-        self.best_params_, self.n_runs_ = grid[i], t
+        self.best_params_ = grid[i]  # the number of runs t stays secret (see the derivation)
         self.spend_ = self.expected_spend(X.shape[1])
         return self
 

@@ -31,3 +31,27 @@ def test_an_excess_beyond_rounding_is_refused(excess):
         acc.charge(PrivacySpend(0.5, 1e-6 * (1 + excess)))
     assert not acc.ledger
     acc.charge(PrivacySpend(math.nextafter(1.0, 2.0), 1e-6))  # one ulp over: float rounding, accepted
+
+
+def test_releasing_the_number_of_runs_breaks_the_stopping_guarantee():
+    """The exact law of (K, best of K) on the audit's eps-DP pair: on K = k it is P(K = k) times the best-of-k law,
+    whose loss exceeds the claimed 2 eps for large k; the best alone stays within 2 eps. So K must not be released."""
+    from dplit.tuning import _RS_PAIR, _RS_GAMMA, _pure_loss, best_of_law
+    p, q = _RS_PAIR
+    assert np.max(np.abs(np.log(p) - np.log(q))) <= 1.0
+    assert _pure_loss(best_of_law(p, "logarithmic", _RS_GAMMA), best_of_law(q, "logarithmic", _RS_GAMMA)) <= 2.0
+    best_of_k = lambda law, k: np.diff(np.r_[0.0, np.cumsum(law)] ** k)
+    joint = max(_pure_loss(best_of_k(p, k), best_of_k(q, k)) for k in range(1, 60))  # P(K = k) cancels
+    assert joint > 2.0 * 1.5, joint
+
+
+def test_search_and_selection_keep_the_count_secret():
+    from dplit.boosted_adassp import BoostedAdaSSPRegressor
+    from dplit.tuning import PrivateGridSearch, random_stopping_select
+    g = np.random.Generator(np.random.PCG64(0))
+    X = g.uniform(-1, 1, (200, 2)) / 2
+    y = np.clip(X.sum(1), -1, 1)
+    gs = PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2, 3]}, 2.0, 1e-4, gamma=0.3, random_state=0)
+    gs.fit(X, y)
+    assert not [k for k in vars(gs) if "run" in k]
+    assert len(random_stopping_select(lambda g: (0, 0.0), 1.0, rng=0)) == 3
