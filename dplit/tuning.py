@@ -13,7 +13,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
 from .audit import AuditCase, register_audit
-from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
+from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_positive, check_X_y
 
 # %% auto #0
@@ -66,7 +66,7 @@ def stopping_factor(kind: str) -> float:
 
 # %% ../nbs/16_tuning.ipynb #b5a4b712
 def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
-                           gamma: float = 0.1, rng=None):
+                           gamma: float = 0.1, rng=None, relation: str = "add/remove"):
     """The best of a random number K of runs (rules 1 and 2): (c epsilon_run)-DP when every run is
     epsilon_run-DP, c = 3 (geometric K) or 2 (logarithmic K).
 
@@ -82,6 +82,9 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         Parameter of K's law.
     rng : numpy.random.Generator, int or None
         Seed or generator.
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        The relation under which every run is epsilon_run-DP; the selection's guarantee holds
+        under the same relation and is recorded in the spend.
 
     Returns
     -------
@@ -93,6 +96,10 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
     if not callable(run):
         raise TypeError(f"run must be callable, got {type(run).__name__}")
     eps = check_epsilon(epsilon_run, "epsilon_run")
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    stopping_factor(kind)  # validates kind, and gamma next, before any draw
+    check_in_range(gamma, "gamma", 0.0, 1.0, low_closed=False, high_closed=False)
     g = as_rng(rng)
     k = int(stopping_count(kind, gamma, g))
     best, best_score = None, -math.inf
@@ -100,7 +107,7 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         cand, score = run(g)
         if score > best_score:
             best, best_score = cand, score
-    spend = PrivacySpend(stopping_factor(kind) * eps, 0.0, f"random stopping ({kind})")
+    spend = PrivacySpend(stopping_factor(kind) * eps, 0.0, f"random stopping ({kind})", relation)
     return best, best_score, spend
 
 # %% ../nbs/16_tuning.ipynb #ac78ca62

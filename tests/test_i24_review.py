@@ -55,3 +55,16 @@ def test_search_and_selection_keep_the_count_secret():
     gs.fit(X, y)
     assert not [k for k in vars(gs) if "run" in k]
     assert len(random_stopping_select(lambda g: (0, 0.0), 1.0, rng=0)) == 3
+
+
+def test_selection_spend_carries_the_runs_relation_and_bad_input_is_refused_first():
+    from dplit.tuning import random_stopping_select
+    calls = []
+    run = lambda g: calls.append(1) or (0, 0.0)
+    assert random_stopping_select(run, 0.5, rng=0, relation="substitute")[2].relation == "substitute"
+    assert random_stopping_select(run, 0.5, rng=0)[2].relation == "add/remove"
+    calls.clear()
+    for bad, match in ((dict(relation="swap"), "relation"), (dict(kind="poisson"), "kind"), (dict(gamma=1.0), "gamma")):
+        with pytest.raises(ValueError, match=match):
+            random_stopping_select(run, 0.5, rng=0, **bad)
+    assert not calls
