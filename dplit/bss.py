@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check_delta,
                         check_epsilon,
                         check_int, check_positive, check_X_y)
+from .core import check_random_state
 from .mechanisms import Release
 from .verify import register_check
 
@@ -2058,7 +2059,9 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     (method="mistakes")
     delta, test_fraction : PTR's delta and the share of epsilon spent on the test
     (method="mistakes_ptr")
-    search : a SearchBackend (default ExhaustiveSearch()); random_state : int, Generator or None
+    search : a SearchBackend (default ExhaustiveSearch())
+    random_state : None (fresh OS entropy at every fit, PCG64, not cryptographic) or an int seed
+    (reproduces a fit); a Generator is refused (`clone` would copy it and repeat the noise)
     """
 
     def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
@@ -2087,9 +2090,9 @@ class BestSubsetSelector(_BestSubsetParams):
     """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn
     selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public)."""
 
-    def _release(self, X, y) -> Release:
+    def _release(self, X, y, rng) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,
-                  search=self.search, rng=self.random_state)
+                  search=self.search, rng=rng)
         if self.method == "top_r":
             return top_r_select(X, y, self.s, self.epsilon, R=self.R, T=self.T, **kw)
         if self.method == "mistakes":
@@ -2109,12 +2112,14 @@ class BestSubsetSelector(_BestSubsetParams):
         """Run one private release on (X, y); stores selected_, spend_, support_mask_,
         n_features_in_."""
         from sklearn.utils.validation import validate_data
+        g = check_random_state(self.random_state)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_loss(self.loss)
+        check_X_y(X, y, min_rows=1)  # refuses strings and complex before sklearn converts them
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
                              ensure_min_features=2)
-        rel = self._release(X, y)
+        rel = self._release(X, y, g)
         if rel.value is None:
             raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")
         self.selected_ = np.asarray(rel.value, dtype=np.int64)

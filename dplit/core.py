@@ -14,7 +14,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool', 'check_delta', 'check_positive', 'check_in_range',
            'check_int', 'check_k', 'check_array', 'check_X_y', 'check_no_constant_columns', 'check_binary_labels',
-           'as_rng', 'check_random_state', 'spawn_rngs', 'PrivacySpend', 'compose', 'dask_client', 'run_sweep']
+           'as_rng', 'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'dask_client',
+           'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -512,6 +513,31 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
 
 # %% ../nbs/00_core.ipynb #84a78f95
 RELATIONS = ("add/remove", "substitute")
+
+# %% ../nbs/00_core.ipynb #e31f9e50
+def check_relation(relation, name: str = "relation") -> str:
+    """Validate a neighbouring relation (one of `RELATIONS`), to be called before any draw.
+
+    Parameters
+    ----------
+    relation : str
+        "add/remove" or "substitute".
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    str
+        The relation.
+
+    Raises
+    ------
+    ValueError
+        If it is not one of `RELATIONS`.
+    """
+    if not isinstance(relation, str) or relation not in RELATIONS:
+        raise ValueError(f"{name} must be one of {RELATIONS}, got {relation!r}")
+    return relation
 
 # %% ../nbs/00_core.ipynb #185f3dc4
 @dataclass(frozen=True)
