@@ -29,7 +29,7 @@ from dplit.core import (
     check_X_y,
     spawn_rngs,
 )
-from .core import check_random_state
+from .core import check_random_state, check_real_data
 from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
@@ -714,7 +714,7 @@ class BoostedAdaSSPRegressor(_BASParams):
         from sklearn.utils.validation import validate_data
 
         g = check_random_state(self.random_state)
-        check_X_y(X, y, min_rows=2)  # refuses strings and complex before sklearn converts them
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
@@ -1317,7 +1317,8 @@ def _r2_task(X, y, setting, seed):
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.1, random_state=int(g.integers(2**31)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        reg = BoostedAdaSSPRegressor(eps, 1e-5, ridge=rule, random_state=int(g.integers(2**63))).fit(Xtr, ytr)
+        reg = BoostedAdaSSPRegressor(eps, 1e-5, ridge=rule, random_state=int(g.integers(2**63)))
+        reg.fit(Xtr, ytr)
     return reg.score(Xte, yte)
 
 

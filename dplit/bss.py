@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check_delta,
                         check_epsilon,
                         check_int, check_positive, check_X_y)
-from .core import check_random_state
+from .core import check_random_state, check_real_data
 from .mechanisms import Release
 from .verify import register_check
 
@@ -2116,7 +2116,7 @@ class BestSubsetSelector(_BestSubsetParams):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_loss(self.loss)
-        check_X_y(X, y, min_rows=1)  # refuses strings and complex before sklearn converts them
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
                              ensure_min_features=2)
         rel = self._release(X, y, g)

@@ -13,9 +13,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool', 'check_delta', 'check_positive', 'check_in_range',
-           'check_int', 'check_k', 'check_array', 'check_X_y', 'check_no_constant_columns', 'check_binary_labels',
-           'as_rng', 'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'dask_client',
-           'run_sweep']
+           'check_int', 'check_k', 'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns',
+           'check_binary_labels', 'as_rng', 'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend',
+           'compose', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -242,14 +242,15 @@ def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
 def _check_real_dtype(A: np.ndarray, name: str) -> None:
     "Refuse complex, string, byte and other non-real arrays (object arrays of real numbers pass)."
     kind = A.dtype.kind
-    if kind == "c":
-        raise TypeError(f"{name} must be real, got complex dtype {A.dtype} (its imaginary part "
-                        "would be dropped)")
+    if kind == "c":  # scikit-learn's wording, so that its estimator checks recognise it
+        raise ValueError(f"{name} must be real: Complex data not supported (dtype {A.dtype}; the "
+                         "imaginary part would be dropped)")
     if kind in "biuf":
         return
     if kind != "O" or not all(isinstance(v, numbers.Real) for v in A.ravel()):
-        raise TypeError(f"{name} must be numeric (real numbers), got dtype {A.dtype}; strings, "
-                        "complex numbers and other objects are refused, even numeric strings")
+        raise TypeError(f"{name} must be numeric: each argument must be a real number, not a "
+                        f"string (even a numeric one), a complex number or another object; got "
+                        f"dtype {A.dtype}")
 
 
 def check_array(
@@ -280,13 +281,15 @@ def check_array(
     Raises
     ------
     TypeError
-        If X is None, not convertible, complex, or holds anything but real numbers (numeric strings
+        If X is None, sparse, not convertible, or holds anything but real numbers (numeric strings
         such as "1.5" are refused, not parsed).
     ValueError
-        If the dimension or shape is wrong or an entry is not finite.
+        If the dimension or shape is wrong, an entry is not finite, or X is complex.
     """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TypeError(f"{name}: sparse input is not supported; pass a dense array")
     try:
         A = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
@@ -343,6 +346,35 @@ def check_X_y(
             f"{len(y)}"
         )
     return X, y
+
+# %% ../nbs/00_core.ipynb #90c66961
+def check_real_data(X, name: str = "X") -> None:
+    """Refuse strings, complex numbers and non-numeric objects in data, before any conversion.
+
+    Only the element types are checked; None, sparse matrices, shapes and non-finite values are
+    left to the caller's validation (scikit-learn's `validate_data` or `check_array`).
+
+    Parameters
+    ----------
+    X : array_like
+        The data.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Raises
+    ------
+    TypeError
+        If X holds strings (numeric or not) or objects other than real numbers.
+    ValueError
+        If X is complex.
+    """
+    if X is None or (hasattr(X, "toarray") and hasattr(X, "nnz")):
+        return
+    try:
+        A = np.asarray(X)
+    except Exception:  # ragged and other unconvertible input: the caller's validation reports it
+        return
+    _check_real_dtype(A, name)
 
 # %% ../nbs/00_core.ipynb #420bbe3d
 def check_no_constant_columns(X: np.ndarray, name: str = "X") -> np.ndarray:

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_int, check_positive, spawn_rngs
-from .core import check_bool, check_random_state, check_X_y
+from .core import check_bool, check_random_state, check_real_data
 from .mechanisms import Release, analytic_gaussian_sigma, floor_table, min_times
 from .verify import register_benchmark, register_check
 
@@ -1896,7 +1896,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         from sklearn.utils.validation import validate_data
         rng = check_random_state(self.random_state)
         self._check_params()  # all of them before the inducing points are drawn
-        check_X_y(X, y, min_rows=2)  # refuses strings and complex before sklearn converts them
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=float)
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,

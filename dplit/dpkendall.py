@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_int, check_k
 from .core import check_positive, check_X_y, compose
-from .core import check_random_state
+from .core import check_random_state, check_real_data
 from .audit import register_audit
 from .kendall import KendallColumns, tau_hat_from_d2
 from .mechanisms import Release, peel_top_k
@@ -349,7 +349,7 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
         from sklearn.utils.validation import validate_data
 
         g = check_random_state(self.random_state)
-        check_X_y(X, y, min_rows=2)  # refuses strings and complex before sklearn converts them
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages

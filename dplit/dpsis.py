@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import PrivacySpend, RELATIONS, as_rng, check_array, check_epsilon, check_in_range
 from .core import check_int, check_k, check_no_constant_columns, check_positive, check_X_y
-from .core import check_bool, check_random_state
+from .core import check_bool, check_random_state, check_real_data
 from .audit import register_audit
 from .lipschitz import AUDIT_PAIRS, _set_code, lipschitz_top_k
 from .mechanisms import Release, peel_top_k
@@ -370,7 +370,7 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
             The fitted selector.
         """
         g = check_random_state(self.random_state)
-        check_X_y(X, y)  # refuses strings and complex before sklearn converts them
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(
             self,
             X,

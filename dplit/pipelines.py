@@ -285,7 +285,7 @@ def _select(selector, X, y, k, epsilon, n_subsets, alpha, rng) -> Release:
 
 def _regress(factory, X1, y, epsilon, delta, n_tilde, rng):
     "Fit the private regressor on the design with its intercept column: (estimator, spend, failed)."
-    est = factory(epsilon, delta, n_tilde, int(rng.integers(2**63)))  # an int seed, as estimators take
+    est = factory(epsilon, delta, n_tilde, int(rng.integers(2**63)))  # estimators take int seeds
     est.fit(X1, y)
     spend = getattr(est, "spend_", None)
     if not isinstance(spend, PrivacySpend):

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .core import as_rng, check_array, check_binary_labels, check_in_range, check_int
 from .core import check_X_y
-from .core import check_random_state
+from .core import check_random_state, check_real_data
 from .rados import log_rado_exp_risk, random_instance, random_rados
 from .mechanisms import floor_table, min_times
 from .verify import register_benchmark, register_check
@@ -456,7 +456,7 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         from sklearn.utils.multiclass import check_classification_targets
         from sklearn.utils.validation import validate_data
-        check_array(X, "X")  # refuses strings and complex before sklearn converts them
+        check_real_data(X)  # strings and complex refused before sklearn parses them
         if np.asarray(y).dtype.kind == "c":
             raise TypeError("y must hold class labels, got complex numbers")
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
