@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check_delta,
                         check_epsilon,
                         check_int, check_positive, check_X_y)
-from .core import check_random_state, check_real_data
+from .core import check_in_range, check_random_state, check_real_data
 from .mechanisms import Release
 from .verify import register_check
 
@@ -905,7 +905,7 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
     n, p = X.shape
     C = math.comb(p, s)
     R = min(2 + (p - s) * s, C - 1) if R is None else check_int(R, "R", low=1, high=C - 1)
-    if T != math.inf:
+    if not (isinstance(T, (float, np.floating)) and T == math.inf):
         T = check_int(T, "T", low=1)
     search = _check_search(search)
     S, v = search.top_r(X, y, s, R, r=r, loss=loss)
@@ -2116,6 +2116,9 @@ class BestSubsetSelector(_BestSubsetParams):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_loss(self.loss)
+        check_delta(self.delta, positive=True)  # checked whatever the method, as every parameter
+        check_in_range(self.test_fraction, "test_fraction", 0, 1, low_closed=False,
+                       high_closed=False)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
                              ensure_min_features=2)

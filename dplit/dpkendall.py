@@ -480,13 +480,14 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
     eps = check_epsilon(epsilon)
     m = check_int(m, "m", low=1)
     alpha = check_positive(alpha, "alpha")
+    reps = None if size is None else check_int(size, "size", low=1)
     g = as_rng(rng)
     spend = PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove")
     if size is None:
         labels = g.integers(0, m, X.shape[0])
         V = sum(_lasso_votes(X[labels == i], y[labels == i], k, alpha) for i in range(m))
         return Release(peel_top_k(V.astype(float), k, 1.0, eps, rng=g).value, spend)
-    labels = g.integers(0, m, (check_int(size, "size", low=1), X.shape[0]))
+    labels = g.integers(0, m, (reps, X.shape[0]))
     if X.shape[0] * math.log2(max(m, 2)) < 62:  # one integer code per labelling: a fast unique
         _, first, inv = np.unique(labels @ (m ** np.arange(X.shape[0])), return_index=True,
                                   return_inverse=True)

@@ -572,6 +572,8 @@ def two_stage_top_k(
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
+    check_epsilon(epsilon)
+    private = check_bool(private, "private")
     g = as_rng(rng)
     if counts is None:
         counts = block_supports(X, y, k, lam, rng=g).sum(0)

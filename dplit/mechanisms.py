@@ -90,7 +90,8 @@ def laplace_mechanism(
     b = check_positive(sensitivity, "sensitivity") / eps
     import dp_accounting
 
-    out = v + as_rng(rng).laplace(0.0, b, size=_shape(size, v.shape))
+    shape = _shape(size, v.shape)  # checked before the generator is touched
+    out = v + as_rng(rng).laplace(0.0, b, size=shape)
     return Release(
         out,
         PrivacySpend(
@@ -449,7 +450,8 @@ def gaussian_mechanism(
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     import dp_accounting
 
-    out = v + as_rng(rng).normal(0.0, sigma, size=_shape(size, v.shape))
+    shape = _shape(size, v.shape)  # checked before the generator is touched
+    out = v + as_rng(rng).normal(0.0, sigma, size=shape)
     return Release(
         out,
         PrivacySpend(

@@ -165,7 +165,7 @@ class RecordingGenerator(np.random.Generator):
         self._state0 = self.bit_generator.state
 
     def __getattribute__(self, name):
-        if not name.startswith("_") and name not in ("bit_generator", "spawn"):
+        if not name.startswith("_") and name not in ("bit_generator", "spawn", "untouched"):
             object.__getattribute__(self, "_log").append(name)
         return object.__getattribute__(self, name)
 
