@@ -443,7 +443,9 @@ def as_rng(rng=None) -> np.random.Generator:
     ----------
     rng : numpy.random.Generator, int, numpy.random.SeedSequence or None
         A Generator is returned as is; an int seed (>= 0) or SeedSequence seeds a new one; None uses
-        fresh entropy.
+        fresh entropy from the operating system. New generators are PCG64, which is not a
+        cryptographically secure generator. Estimators take `random_state` through the stricter
+        `check_random_state` instead (no generator objects: `clone` would copy them).
 
     Returns
     -------
