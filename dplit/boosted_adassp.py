@@ -235,6 +235,7 @@ def bas_budget(
     BASBudget
     """
     T = check_int(n_rounds, "n_rounds", low=1)
+    check_real_data(shares, "shares")  # "0.3" or 0.3+0j is refused, not parsed
     try:
         s = np.asarray(shares, dtype=float)
     except (TypeError, ValueError):

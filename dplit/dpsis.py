@@ -112,8 +112,8 @@ def _check_bounds(b, name: str, ncols: int | None = None) -> tuple[np.ndarray, n
         lo, hi = b
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a pair (low, high), got {b!r}") from None
-    lo = check_array(np.atleast_1d(np.asarray(lo, float)), name, ndim=1)
-    hi = check_array(np.atleast_1d(np.asarray(hi, float)), name, ndim=1)
+    lo = check_array(np.atleast_1d(lo), name, ndim=1)  # strings and complex refused
+    hi = check_array(np.atleast_1d(hi), name, ndim=1)
     if ncols is not None:
         for v in (lo, hi):
             if v.size not in (1, ncols):

@@ -32,6 +32,9 @@ def bad_values(value, p=""):
         return [str(value), complex(value, 1.0), True] + obj
     if value is None:
         return ["1", 1j]
+    if (isinstance(value, tuple) and value
+            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value)):
+        return [tuple(str(v) for v in value), tuple(complex(v, 1.0) for v in value)]
     return []
 
 
