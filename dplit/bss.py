@@ -2119,6 +2119,11 @@ class BestSubsetSelector(_BestSubsetParams):
         check_delta(self.delta, positive=True)  # checked whatever the method, as every parameter
         check_in_range(self.test_fraction, "test_fraction", 0, 1, low_closed=False,
                        high_closed=False)
+        if self.R is not None:  # R, T and search too, whichever method uses them
+            check_int(self.R, "R", low=1)  # (its upper bound C - 1 is checked with the data)
+        if not (isinstance(self.T, (float, np.floating)) and self.T == math.inf):
+            check_int(self.T, "T", low=1)
+        _check_search(self.search)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
                              ensure_min_features=2)

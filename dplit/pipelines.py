@@ -370,6 +370,8 @@ class _PipelineValidate:
                              f"squares, got {X.shape[0]}")
         if selector is not None:
             check_k(self.k, X.shape[1])
+        else:  # unused without a selector, but a wrong type is still refused
+            check_int(self.k, "k")
         if selector == "kendall":  # what DPKendall refuses, refused before the count release
             check_no_constant_columns(X)
             if np.ptp(y) == 0:
