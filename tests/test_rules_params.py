@@ -87,6 +87,35 @@ def test_function_parameter_strict(name, p, bad, monkeypatch):
                           p, lambda: g.untouched() and rec.untouched())
 
 
+# parameters that one mode of an estimator leaves unused must be refused in every mode too
+MODES = {
+    "BestSubsetSelector": [dict(method="mistakes", gap_check="warn"), dict(method="mistakes_ptr"),
+                           dict(method="exponential")],
+    "PrivateRegressionPipeline": [dict(pipeline=p) for p in ("K-Tukey", "L-BAS", "L-Tukey", "Tukey",
+                                                              "BAS")],
+    "TukeyRegressor": [dict(n_tilde=300.0)],
+}
+
+
+def _cases_modes():
+    for name, modes in sorted(MODES.items()):
+        for m in modes:
+            for p, v in sorted(clone(R.make(name, **m)).get_params().items()):
+                if p == "random_state" or p in m:
+                    continue
+                for bad in bad_values(v, p):
+                    yield pytest.param(name, m, p, bad, id=f"{name}-{m}-{p}-{bad!r}")
+
+
+@pytest.mark.parametrize("name,mode,p,bad", list(_cases_modes()))
+def test_estimator_parameter_strict_every_mode(name, mode, p, bad, monkeypatch):
+    _, X, y, _ = R.FIT_CASES[name]
+    R.fit_quiet(R.make(name, **mode, random_state=0), X, y)  # the mode itself fits
+    est = R.make(name, **mode, random_state=0, **{p: bad})
+    rec = R.DrawRecorder(monkeypatch)
+    _assert_named_refusal(lambda: R.fit_quiet(est, X, y), p, rec.untouched)
+
+
 def _bad_data(A):
     A = np.asarray(A, dtype=float)
     return {"complex": A + 0.5j, "numeric strings (object)": A.astype(str).astype(object),
