@@ -1898,6 +1898,14 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         self._check_params()  # all of them before the inducing points are drawn
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=float)
+        # what dpgp_inference would refuse about the data, refused before the inducing points are
+        # drawn (no private value in the messages)
+        if not self.clip_y and np.max(np.abs(y)) > self.R_y:
+            raise ValueError(f"|y| exceeds R_y = {self.R_y:g}; pass clip_y=True to clip y to "
+                             "[-R_y, R_y] (part of the mechanism) or choose a larger R_y (without "
+                             "looking at the data)")
+        if self.kernel_bound == "1d" and X.shape[1] != 1:
+            raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
                              self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,
