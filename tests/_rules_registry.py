@@ -16,6 +16,11 @@ import numpy as np
 
 import dplit
 
+try:  # scipy imports this module lazily, and its import draws documentation examples from
+    import scipy.stats._new_distributions  # noqa: F401  default_rng: import it before any recorder
+except ImportError:
+    pass
+
 SKIP_MODULES = {"cli", "book", "_modidx"}
 
 

@@ -220,6 +220,18 @@ def test_finding4_relation_before_the_draw(name):
     assert g.untouched()
 
 
+def test_dpgp_data_refused_before_the_inducing_points(monkeypatch):
+    "y beyond R_y (clip_y=False) and kernel_bound='1d' on several columns: refused before Z is drawn."
+    _, X, y, _ = R.FIT_CASES["DPSparseGPRegressor"]
+    rec = R.DrawRecorder(monkeypatch)
+    with pytest.raises(ValueError, match="exceeds R_y") as exc:
+        R.make("DPSparseGPRegressor", random_state=0).fit(X, 10 * y)
+    assert f"{np.max(np.abs(10 * y)):.4g}" not in str(exc.value)  # no private value in the message
+    with pytest.raises(ValueError, match="kernel_bound='1d'"):
+        R.make("DPSparseGPRegressor", random_state=0, kernel_bound="1d").fit(R.X4, R.Y4)
+    assert rec.untouched()
+
+
 def test_recording_generator_records():
     "The recorder itself: a draw, and a draw by a spawned child, are seen."
     g = R.RecordingGenerator(1)
