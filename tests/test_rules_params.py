@@ -221,7 +221,7 @@ def test_finding4_relation_before_the_draw(name):
 
 
 def test_dpgp_data_refused_before_the_inducing_points(monkeypatch):
-    "y beyond R_y (clip_y=False) and kernel_bound='1d' on several columns: refused before Z is drawn."
+    "y beyond R_y (clip_y=False), kernel_bound='1d' on several columns: refused before Z is drawn"
     _, X, y, _ = R.FIT_CASES["DPSparseGPRegressor"]
     rec = R.DrawRecorder(monkeypatch)
     with pytest.raises(ValueError, match="exceeds R_y") as exc:
