@@ -29,6 +29,7 @@ from dplit.core import (
     check_X_y,
     spawn_rngs,
 )
+from .core import check_random_state, check_real_data
 from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
@@ -234,6 +235,7 @@ def bas_budget(
     BASBudget
     """
     T = check_int(n_rounds, "n_rounds", low=1)
+    check_real_data(shares, "shares")  # "0.3" or 0.3+0j is refused, not parsed
     try:
         s = np.asarray(shares, dtype=float)
     except (TypeError, ValueError):
@@ -713,8 +715,10 @@ class BoostedAdaSSPRegressor(_BASParams):
         Boosting rounds T.
     fit_intercept : bool
         Append a constant-1 feature (inside the clipped row).
-    random_state : Generator, int or None
-        Randomness of the fit.
+    random_state : None or int
+        None (default): fresh noise at every fit from a PCG64 generator seeded by the OS (not a
+        cryptographic generator); an int seed reproduces a fit on purpose. A Generator is refused:
+        `clone` would copy it and repeat the noise (see `dplit.core.check_random_state`).
     ridge : {"adassp", "tang", "seed"}
         Ridge rule.
     shares : tuple of 3 floats
@@ -742,10 +746,12 @@ class BoostedAdaSSPRegressor(_BASParams):
         "One private fit (every call spends the budget again); returns self."
         from sklearn.utils.validation import validate_data
 
+        g = check_random_state(self.random_state)
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=self.random_state,
+            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
         )
         self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
@@ -1344,7 +1350,8 @@ def _r2_task(X, y, setting, seed):
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.1, random_state=int(g.integers(2**31)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        reg = BoostedAdaSSPRegressor(eps, 1e-5, ridge=rule, random_state=g).fit(Xtr, ytr)
+        reg = BoostedAdaSSPRegressor(eps, 1e-5, ridge=rule, random_state=int(g.integers(2**63)))
+        reg.fit(Xtr, ytr)
     return reg.score(Xte, yte)
 
 

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check_delta,
                         check_epsilon,
                         check_int, check_positive, check_X_y)
+from .core import check_in_range, check_random_state, check_real_data
 from .mechanisms import Release
 from .verify import register_check
 
@@ -931,7 +932,7 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
     n, p = X.shape
     C = math.comb(p, s)
     R = min(2 + (p - s) * s, C - 1) if R is None else check_int(R, "R", low=1, high=C - 1)
-    if T != math.inf:
+    if not (isinstance(T, (float, np.floating)) and T == math.inf):
         T = check_int(T, "T", low=1)
     search = _check_search(search)
     try:
@@ -2097,8 +2098,9 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     delta, test_fraction : PTR's delta and the share of epsilon spent on the test
     (method="mistakes_ptr")
     search : a SearchBackend (default ExhaustiveSearch()); every fit makes it drop its caches and
-    statistics (`SearchBackend.forget`), so the fitted selector holds no data; random_state : int,
-    Generator or None
+    statistics (`SearchBackend.forget`), so the fitted selector holds no data
+    random_state : None (fresh OS entropy at every fit, PCG64, not cryptographic) or an int seed
+    (reproduces a fit); a Generator is refused (`clone` would copy it and repeat the noise)
     """
 
     def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
@@ -2131,9 +2133,9 @@ class BestSubsetSelector(_BestSubsetParams):
     each), which must be chosen without looking at the data; a fit that clips warns once with a
     `dplit.core.ClippingWarning` (counts for the curator, not a release)."""
 
-    def _release(self, X, y) -> Release:
+    def _release(self, X, y, rng) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,
-                  search=self.search, rng=self.random_state)
+                  search=self.search, rng=rng)
         if self.method == "top_r":
             return top_r_select(X, y, self.s, self.epsilon, R=self.R, T=self.T, **kw)
         if self.method == "mistakes":
@@ -2153,12 +2155,22 @@ class BestSubsetSelector(_BestSubsetParams):
         """Run one private release on (X, y); stores selected_, spend_, support_mask_,
         n_features_in_."""
         from sklearn.utils.validation import validate_data
+        g = check_random_state(self.random_state)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_loss(self.loss)
+        check_delta(self.delta, positive=True)  # checked whatever the method, as every parameter
+        check_in_range(self.test_fraction, "test_fraction", 0, 1, low_closed=False,
+                       high_closed=False)
+        if self.R is not None:  # R, T and search too, whichever method uses them
+            check_int(self.R, "R", low=1)  # (its upper bound C - 1 is checked with the data)
+        if not (isinstance(self.T, (float, np.floating)) and self.T == math.inf):
+            check_int(self.T, "T", low=1)
+        _check_search(self.search)
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
                              ensure_min_features=2)
-        rel = self._release(X, y)
+        rel = self._release(X, y, g)
         if rel.value is None:
             raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")
         self.selected_ = np.asarray(rel.value, dtype=np.int64)

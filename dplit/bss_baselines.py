@@ -118,6 +118,9 @@ def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, vote=None, rng=None
     eps = check_epsilon(epsilon)
     X, y = check_X_y(X, y, min_rows=2)
     m = math.isqrt(X.shape[0]) if n_blocks is None else n_blocks
+    if vote is not None and not callable(vote):
+        raise TypeError(f"vote must be a callable (X, y, s) -> s indices or None, got "
+                        f"{type(vote).__name__}")
     v = samp_agg_votes(X, y, s, m, vote=lasso_vote if vote is None else vote)
     out = samp_agg_sample(v, s, samp_agg_scale(s, m, eps), rng)
     what = "Lasso" if vote is None else getattr(vote, "__name__", "custom")

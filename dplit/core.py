@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_delta', 'check_positive', 'check_in_range', 'check_int',
-           'check_k', 'check_array', 'check_X_y', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
-           'spawn_rngs', 'PrivacySpend', 'compose', 'ClippingWarning', 'warn_clipped', 'dask_client', 'run_sweep']
+__all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool', 'check_delta', 'check_positive', 'check_in_range',
+           'check_int', 'check_k', 'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns',
+           'check_binary_labels', 'as_rng', 'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend',
+           'compose', 'ClippingWarning', 'warn_clipped', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -51,6 +52,31 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     if not (math.isfinite(e) and e > 0):
         raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
     return e
+
+# %% ../nbs/00_core.ipynb #5997a0c8
+def check_bool(x, name: str) -> bool:
+    """Validate a flag: a Python `bool` or a NumPy `bool_`, nothing else (no strings, no 0/1).
+
+    Parameters
+    ----------
+    x : bool
+        The value to check.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    bool
+        The value as a Python bool.
+
+    Raises
+    ------
+    TypeError
+        If the value is not a boolean; the message names the parameter.
+    """
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool (True or False), got {type(x).__name__}")
+    return bool(x)
 
 # %% ../nbs/00_core.ipynb #fc8da7e2
 def check_delta(delta, name: str = "delta", positive: bool = False) -> float:
@@ -213,6 +239,20 @@ def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
     return k
 
 # %% ../nbs/00_core.ipynb #332e8aa9
+def _check_real_dtype(A: np.ndarray, name: str) -> None:
+    "Refuse complex, string, byte and other non-real arrays (object arrays of real numbers pass)."
+    kind = A.dtype.kind
+    if kind == "c":  # scikit-learn's wording, so that its estimator checks recognise it
+        raise ValueError(f"{name} must be real: Complex data not supported (dtype {A.dtype}; the "
+                         "imaginary part would be dropped)")
+    if kind in "biuf":
+        return
+    if kind != "O" or not all(isinstance(v, numbers.Real) for v in A.ravel()):
+        raise TypeError(f"{name} must be numeric: each argument must be a real number, not a "
+                        f"string (even a numeric one), a complex number or another object; got "
+                        f"dtype {A.dtype}")
+
+
 def check_array(
     X, name: str = "X", ndim: int = 2, min_rows: int = 1, min_cols: int = 1, finite: bool = True
 ) -> np.ndarray:
@@ -241,21 +281,20 @@ def check_array(
     Raises
     ------
     TypeError
-        If X is None, not convertible or not numeric.
+        If X is None, sparse, not convertible, or holds anything but real numbers (numeric strings
+        such as "1.5" are refused, not parsed).
     ValueError
-        If the dimension or shape is wrong or an entry is not finite.
+        If the dimension or shape is wrong, an entry is not finite, or X is complex.
     """
     if X is None:
         raise TypeError(f"{name} must be array-like, got None")
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TypeError(f"{name}: sparse input is not supported; pass a dense array")
     try:
         A = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} could not be converted to an array: {exc}") from None
-    if A.dtype == object or A.dtype.kind not in "biuf":
-        try:
-            A = A.astype(float)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be numeric, got dtype {A.dtype}") from None
+    _check_real_dtype(A, name)
     A = A.astype(float, copy=False)
     if A.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {A.shape}")
@@ -307,6 +346,35 @@ def check_X_y(
             f"{len(y)}"
         )
     return X, y
+
+# %% ../nbs/00_core.ipynb #90c66961
+def check_real_data(X, name: str = "X") -> None:
+    """Refuse strings, complex numbers and non-numeric objects in data, before any conversion.
+
+    Only the element types are checked; None, sparse matrices, shapes and non-finite values are
+    left to the caller's validation (scikit-learn's `validate_data` or `check_array`).
+
+    Parameters
+    ----------
+    X : array_like
+        The data.
+    name : str
+        Name of the parameter, used in error messages.
+
+    Raises
+    ------
+    TypeError
+        If X holds strings (numeric or not) or objects other than real numbers.
+    ValueError
+        If X is complex.
+    """
+    if X is None or (hasattr(X, "toarray") and hasattr(X, "nnz")):
+        return
+    try:
+        A = np.asarray(X)
+    except Exception:  # ragged and other unconvertible input: the caller's validation reports it
+        return
+    _check_real_dtype(A, name)
 
 # %% ../nbs/00_core.ipynb #420bbe3d
 def check_no_constant_columns(X: np.ndarray, name: str = "X") -> np.ndarray:
@@ -375,7 +443,9 @@ def as_rng(rng=None) -> np.random.Generator:
     ----------
     rng : numpy.random.Generator, int, numpy.random.SeedSequence or None
         A Generator is returned as is; an int seed (>= 0) or SeedSequence seeds a new one; None uses
-        fresh entropy.
+        fresh entropy from the operating system. New generators are PCG64, which is not a
+        cryptographically secure generator. Estimators take `random_state` through the stricter
+        `check_random_state` instead (no generator objects: `clone` would copy them).
 
     Returns
     -------
@@ -403,6 +473,54 @@ def as_rng(rng=None) -> np.random.Generator:
         raise ValueError(f"rng seed must be >= 0, got {rng}")
     return np.random.default_rng(int(rng))
 
+# %% ../nbs/00_core.ipynb #bb5848b3
+_NO_GENERATOR = (np.random.Generator, np.random.RandomState, np.random.SeedSequence,
+                 np.random.BitGenerator)
+
+
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """The generator of one estimator fit: fresh OS entropy for None, a seeded PCG64 for an int.
+
+    A generator object is refused: scikit-learn's `clone` (and so `cross_val_score`,
+    `cross_validate`, `GridSearchCV`) deep-copies it, and every copy would draw the same noise.
+
+    Parameters
+    ----------
+    random_state : None or int
+        None (a new PCG64 generator seeded from the operating system's entropy; use it for a
+        release) or an int seed >= 0 (the same seed gives the same fit, for reproducible
+        experiments). PCG64 is not a cryptographically secure generator.
+    name : str, default "random_state"
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A new generator, never shared with another fit.
+
+    Raises
+    ------
+    TypeError
+        For a Generator, RandomState, SeedSequence, bit generator, float, string or bool.
+    ValueError
+        For a negative seed.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, _NO_GENERATOR):
+        raise TypeError(
+            f"{name} must be None or a non-negative int seed, got a {type(random_state).__name__}: "
+            "scikit-learn's clone (used by cross_val_score, cross_validate and GridSearchCV) "
+            "deep-copies a generator, so every copy would draw the same noise and neighbouring "
+            f"fits would expose the data. Pass {name}=None for fresh noise at every fit, or an int "
+            "seed to reproduce a fit on purpose.")
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"{name} must be None or a non-negative int seed, got "
+                        f"{type(random_state).__name__}")
+    if random_state < 0:
+        raise ValueError(f"{name} seed must be >= 0, got {random_state}")
+    return np.random.default_rng(int(random_state))
+
 # %% ../nbs/00_core.ipynb #16af376c
 def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
     """Independent child generators of `rng` for parallel workers, reproducible from the parent
@@ -429,6 +547,31 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
 
 # %% ../nbs/00_core.ipynb #84a78f95
 RELATIONS = ("add/remove", "substitute")
+
+# %% ../nbs/00_core.ipynb #e31f9e50
+def check_relation(relation, name: str = "relation") -> str:
+    """Validate a neighbouring relation (one of `RELATIONS`), to be called before any draw.
+
+    Parameters
+    ----------
+    relation : str
+        "add/remove" or "substitute".
+    name : str
+        Name of the parameter, used in error messages.
+
+    Returns
+    -------
+    str
+        The relation.
+
+    Raises
+    ------
+    ValueError
+        If it is not one of `RELATIONS`.
+    """
+    if not isinstance(relation, str) or relation not in RELATIONS:
+        raise ValueError(f"{name} must be one of {RELATIONS}, got {relation!r}")
+    return relation
 
 # %% ../nbs/00_core.ipynb #185f3dc4
 @dataclass(frozen=True)

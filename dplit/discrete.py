@@ -12,6 +12,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_delta, check_epsilon, check_int, check_positive
+from .core import check_relation
 from .audit import register_audit
 from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_check
@@ -249,7 +250,7 @@ def _dgauss_one(sigma2: Fraction, bits: ExactBits) -> int:
 
 # %% ../nbs/07_discrete.ipynb #bfb3e9ae
 def _as_fraction(x, name: str) -> Fraction:
-    check_positive(float(x), name)
+    check_positive(x, name)  # a real number > 0: strings such as "1" are refused, not parsed
     return x if isinstance(x, Fraction) else Fraction(float(x))
 
 
@@ -500,6 +501,7 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, granularity, rng=Non
     """
     ints, gam = _to_grid(value, granularity)
     eps = check_epsilon(epsilon)
+    check_relation(relation)  # before the draw
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l1")
     z = discrete_laplace(Fraction(int(K)) / Fraction(eps), size=max(1, ints.size), rng=rng)
     out = gam * (ints + z.reshape(ints.shape)).astype(float)
@@ -532,6 +534,7 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
     """
     ints, gam = _to_grid(value, granularity)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
+    check_relation(relation)  # before the draw
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l2")
     s = discrete_gaussian_sigma(K, eps, dlt)
     z = discrete_gaussian(sigma2_up(s), size=max(1, ints.size), rng=rng)

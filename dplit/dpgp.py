@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_int, check_positive, spawn_rngs
+from .core import check_bool, check_random_state, check_real_data
 from .mechanisms import Release, analytic_gaussian_sigma, floor_table, min_times
 from .verify import register_benchmark, register_check
 
@@ -1641,7 +1642,7 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y, source: str = "DP-GP i
     check_positive(sigma, "sigma")
     check_positive(c, "c")
     Ry = check_positive(R_y, "R_y")
-    if clip_y:
+    if check_bool(clip_y, "clip_y"):
         from dplit.core import warn_clipped
         warn_clipped(source, [("targets", np.sum(np.abs(yv) > Ry), len(yv),
                                f"[-R_y, R_y] = [-{Ry:g}, {Ry:g}]")], stacklevel=3)
@@ -1726,6 +1727,9 @@ def dpgp_inference(
         data-independent bound on the kernel norm (use a method name, e.g. 'auto')".
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
+    check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
+    if form not in ("symmetric", "paper"):
+        raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
     if isinstance(R_k, str):
         Rk = kernel_norm_bound(Zv, lengthscale, variance, R_k)
@@ -1813,8 +1817,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         Failure probability of the regulariser.
     covariance : str, default 'symmetric'
         Closed form of S_{2,2} ('symmetric' or 'paper').
-    random_state : numpy.random.Generator, int or None, default None
-        Source of randomness; an int seed gives reproducible output.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
     """
 
     def __init__(
@@ -1849,6 +1855,33 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         self.covariance = covariance
         self.random_state = random_state
 
+    def _check_params(self):
+        for name in ("noise_std", "lengthscale", "variance", "c", "R_y"):
+            check_positive(getattr(self, name), name)
+        check_epsilon(self.epsilon)
+        check_delta(self.delta, positive=True)
+        check_bool(self.clip_y, "clip_y")
+        check_in_range(self.rho, "rho", 0, 1, low_closed=False, high_closed=False)
+        if self.covariance not in ("symmetric", "paper"):
+            raise ValueError(f"covariance must be 'symmetric' or 'paper', got {self.covariance!r}")
+        kb = self.kernel_bound
+        if isinstance(kb, str):
+            if kb not in ("auto", "trivial", "1d", "multi"):
+                raise ValueError("kernel_bound must be 'auto', 'trivial', '1d', 'multi' or a "
+                                 f"number > 0, got {kb!r}")
+        else:
+            check_positive(kb, "kernel_bound")
+        if not isinstance(self.inducing_points, (int, np.integer)):
+            return
+        check_int(self.inducing_points, "inducing_points", low=1)
+        b = self.input_bounds
+        if not isinstance(b, (tuple, list)) or len(b) != 2:
+            raise TypeError(f"input_bounds must be a pair (low, high), got {b!r}")
+        lo, hi = (check_in_range(v, "input_bounds", -math.inf, math.inf, low_closed=False,
+                                 high_closed=False) for v in b)
+        if not lo < hi:
+            raise ValueError(f"input_bounds must satisfy low < high, got {b!r}")
+
     def _inducing(self, n_features: int, rng) -> np.ndarray:
         if self.inducing_points is None:
             raise ValueError(
@@ -1872,8 +1905,18 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         """Release q(u) on the inducing points; sets `m_`, `S_`, `spend_`, `result_`,
         `inducing_points_`."""
         from sklearn.utils.validation import validate_data
+        rng = check_random_state(self.random_state)
+        self._check_params()  # all of them before the inducing points are drawn
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=float)
-        rng = as_rng(self.random_state)
+        # what dpgp_inference would refuse about the data, refused before the inducing points are
+        # drawn (no private value in the messages)
+        if not self.clip_y and np.max(np.abs(y)) > self.R_y:
+            raise ValueError(f"|y| exceeds R_y = {self.R_y:g}; pass clip_y=True to clip y to "
+                             "[-R_y, R_y] (part of the mechanism) or choose a larger R_y (without "
+                             "looking at the data)")
+        if self.kernel_bound == "1d" and X.shape[1] != 1:
+            raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
                              self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,

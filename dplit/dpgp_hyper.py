@@ -14,6 +14,7 @@ from scipy import optimize, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_int, check_positive
+from .core import _real
 from .dpgp import DPGPResult, _check_inference_args, _chol_jitter, calibration_experiment
 from .dpgp import dpgp_inference, dpgp_noise_scales, dpgp_sensitivity, eq_kernel
 from .dpgp import kernel_norm_bound, noise_aware_posterior, predict_q, regulariser
@@ -219,7 +220,7 @@ def coinpress_mean(
     """
     xv = check_array(x, "x", ndim=1)
     n = len(xv)
-    c, r = float(centre), check_positive(radius, "radius")
+    c, r = _real(centre, "centre"), check_positive(radius, "radius")
     if not math.isfinite(c):
         raise ValueError(f"centre must be finite, got {centre!r}")
     sched = coinpress_schedule(rho, n_iter, last_share)
@@ -946,6 +947,7 @@ def dpgp_inference_heteroscedastic(
     if len(nv) != len(yv) or np.any(nv <= 0):
         raise ValueError("noise_var must hold one positive variance per row of X")
     Rw = check_positive(R_w, "R_w")
+    check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
     w = 1.0 / nv
     if np.max(w) > Rw * (1 + 1e-12):
         raise ValueError(f"a weight 1/noise_var exceeds R_w = {Rw:g}")

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_int, check_k
 from .core import check_positive, check_X_y, compose
+from .core import check_random_state, check_real_data
 from .audit import register_audit
 from .kendall import KendallColumns, tau_hat_from_d2
 from .mechanisms import Release, peel_top_k
@@ -341,17 +342,19 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
     mask.
     """
 
-    def _release(self, X, y) -> Release:
+    def _release(self, X, y, rng) -> Release:
         raise NotImplementedError
 
     def fit(self, X, y):
         from sklearn.utils.validation import validate_data
 
+        g = check_random_state(self.random_state)
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages
         X, y = check_X_y(X, y, min_rows=2)
-        rel = self._release(X, y)
+        rel = self._release(X, y, g)
         self.n_features_in_ = X.shape[1]
         self.selected_ = np.asarray(rel.value, dtype=np.int64)
         self.spend_ = rel.spend
@@ -383,15 +386,17 @@ class DPKendallSelector(_PrivateSelector):
         Number of features to select.
     epsilon : float, default 1
         Privacy parameter.
-    random_state : None, int or numpy.random.Generator
-        Seed, as in scikit-learn.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
     """
 
     def __init__(self, k: int = 5, epsilon: float = 1.0, random_state=None):
         self.k, self.epsilon, self.random_state = k, epsilon, random_state
 
-    def _release(self, X, y):
-        return dp_kendall(X, y, self.k, self.epsilon, rng=self.random_state)
+    def _release(self, X, y, rng):
+        return dp_kendall(X, y, self.k, self.epsilon, rng=rng)
 
 # %% ../nbs/12_dpkendall.ipynb #114f88c1
 def _lasso_votes(X, y, k, alpha):
@@ -475,13 +480,14 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
     eps = check_epsilon(epsilon)
     m = check_int(m, "m", low=1)
     alpha = check_positive(alpha, "alpha")
+    reps = None if size is None else check_int(size, "size", low=1)
     g = as_rng(rng)
     spend = PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove")
     if size is None:
         labels = g.integers(0, m, X.shape[0])
         V = sum(_lasso_votes(X[labels == i], y[labels == i], k, alpha) for i in range(m))
         return Release(peel_top_k(V.astype(float), k, 1.0, eps, rng=g).value, spend)
-    labels = g.integers(0, m, (check_int(size, "size", low=1), X.shape[0]))
+    labels = g.integers(0, m, (reps, X.shape[0]))
     if X.shape[0] * math.log2(max(m, 2)) < 62:  # one integer code per labelling: a fast unique
         _, first, inv = np.unique(labels @ (m ** np.arange(X.shape[0])), return_index=True,
                                   return_inverse=True)
@@ -512,8 +518,10 @@ class SubLassoSelector(_PrivateSelector):
         Number of subsets.
     alpha : float, default 0.05
         Lasso penalty.
-    random_state : None, int or numpy.random.Generator
-        Seed, as in scikit-learn.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
     """
 
     def __init__(
@@ -527,10 +535,8 @@ class SubLassoSelector(_PrivateSelector):
             random_state,
         )
 
-    def _release(self, X, y):
-        return sub_lasso(
-            X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=self.random_state
-        )
+    def _release(self, X, y, rng):
+        return sub_lasso(X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=rng)
 
 # %% ../nbs/12_dpkendall.ipynb #f6bb5b47
 def theorem38_data(

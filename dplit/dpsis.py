@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import PrivacySpend, RELATIONS, as_rng, check_array, check_epsilon, check_in_range
 from .core import check_int, check_k, check_no_constant_columns, check_positive, check_X_y
+from .core import check_bool, check_random_state, check_real_data
 from .audit import register_audit
 from .lipschitz import AUDIT_PAIRS, _set_code, lipschitz_top_k
 from .mechanisms import Release, peel_top_k
@@ -111,8 +112,8 @@ def _check_bounds(b, name: str, ncols: int | None = None) -> tuple[np.ndarray, n
         lo, hi = b
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a pair (low, high), got {b!r}") from None
-    lo = check_array(np.atleast_1d(np.asarray(lo, float)), name, ndim=1)
-    hi = check_array(np.atleast_1d(np.asarray(hi, float)), name, ndim=1)
+    lo = check_array(np.atleast_1d(lo), name, ndim=1)  # strings and complex refused
+    hi = check_array(np.atleast_1d(hi), name, ndim=1)
     if ncols is not None:
         for v in (lo, hi):
             if v.size not in (1, ncols):
@@ -292,6 +293,7 @@ def dp_sis(
         If an argument is invalid; the message names it.
     """
     eps = check_epsilon(epsilon)
+    allow_non_private = check_bool(allow_non_private, "allow_non_private")
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     if variant == "clipped":
@@ -335,8 +337,10 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         Privacy parameter.
     gamma : float, default 0.5
         Weight of the worst score taken in the canonical loss, in [0, 1).
-    random_state : None, int or numpy.random.Generator
-        Seed, as in scikit-learn.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
     x_bounds : pair or sequence of pairs, default (-1, 1)
         Public bounds (low, high) of the features: one pair for all columns or one per column.
     y_bounds : pair, default (-1, 1)
@@ -384,6 +388,8 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         DPSISSelector
             The fitted selector.
         """
+        g = check_random_state(self.random_state)
+        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(
             self,
             X,
@@ -402,7 +408,7 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
             self.gamma,
             self.x_bounds,
             self.y_bounds,
-            self.random_state,
+            g,
             self.relation,
             self.variant,
             self.allow_non_private,
@@ -585,6 +591,8 @@ def two_stage_top_k(
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
+    check_epsilon(epsilon)
+    private = check_bool(private, "private")
     g = as_rng(rng)
     if counts is None:
         counts = block_supports(X, y, k, lam, rng=g).sum(0)

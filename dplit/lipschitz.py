@@ -15,6 +15,7 @@ from scipy import integrate, optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_epsilon, check_in_range, check_int
 from .core import check_k, check_positive
+from .core import check_bool, check_relation
 from .audit import register_audit
 from .mechanisms import Release, min_times
 from .verify import register_benchmark, register_check
@@ -570,6 +571,8 @@ def lipschitz_top_k(
     """
     x, d, k, eps, g, order_x, xs, a1, a2 = _prepare(scores, k, epsilon, gamma, sensitivity)
     n = 1 if size is None else check_int(size, "size", low=1)
+    return_class = check_bool(return_class, "return_class")
+    check_relation(relation)
     rng = as_rng(rng)
     logfact = _logfact(d)
     tb, order = _block_order(xs, k, a1, a2, logfact)

@@ -14,6 +14,7 @@ from scipy import optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int
 from .core import check_positive
+from .core import _real, check_bool, check_relation
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -39,11 +40,10 @@ class Release:
 
 
 def _value(value, name="value") -> np.ndarray:
-    v = (
-        np.asarray(value, dtype=float)
-        if np.ndim(value) == 0
-        else check_array(value, name, ndim=np.ndim(value))
-    )
+    if np.ndim(value) == 0:  # a real number: no strings, complex or booleans
+        v = np.asarray(_real(value.item() if isinstance(value, np.ndarray) else value, name))
+    else:
+        v = check_array(value, name, ndim=np.ndim(value))
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{name} must be finite")
     return v
@@ -90,10 +90,12 @@ def laplace_mechanism(
     """
     v = _value(value)
     eps = check_epsilon(epsilon)
+    check_relation(relation)
     b = check_positive(sensitivity, "sensitivity") / eps
     import dp_accounting
 
-    out = v + as_rng(rng).laplace(0.0, b, size=_shape(size, v.shape))
+    shape = _shape(size, v.shape)  # checked before the generator is touched
+    out = v + as_rng(rng).laplace(0.0, b, size=shape)
     return Release(
         out,
         PrivacySpend(
@@ -104,7 +106,8 @@ def laplace_mechanism(
 # %% ../nbs/02_mechanisms.ipynb #12c26a25
 def _em_scale(sensitivity, epsilon, monotonic: bool) -> float:
     return check_epsilon(epsilon) / (
-        (1.0 if monotonic else 2.0) * check_positive(sensitivity, "sensitivity")
+        (1.0 if check_bool(monotonic, "monotonic") else 2.0)
+        * check_positive(sensitivity, "sensitivity")
     )
 
 
@@ -183,6 +186,7 @@ def exponential_mechanism(
     """
     u = check_array(utility, "utility", ndim=1)
     z = _em_scale(sensitivity, epsilon, monotonic) * (u - u.max())
+    check_relation(relation)
     g = as_rng(rng)
     if size is None:
         out = int(np.argmax(z + g.gumbel(size=z.shape)))
@@ -304,6 +308,7 @@ def peel_top_k(
     k = check_int(k, "k", low=1, high=len(c))
     eps = check_epsilon(epsilon)
     b = 2 * k * check_positive(sensitivity, "sensitivity") / eps
+    check_relation(relation)
     top = _race_top_k(c, k, b, as_rng(rng), _shape(size, c.shape))
     return Release(top, PrivacySpend(eps, 0.0, "peel", relation))
 
@@ -449,10 +454,12 @@ def gaussian_mechanism(
         on a grid (`dplit.discrete.grid_round`).
     """
     v = _value(value)
+    check_relation(relation)
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     import dp_accounting
 
-    out = v + as_rng(rng).normal(0.0, sigma, size=_shape(size, v.shape))
+    shape = _shape(size, v.shape)  # checked before the generator is touched
+    out = v + as_rng(rng).normal(0.0, sigma, size=shape)
     return Release(
         out,
         PrivacySpend(

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon,
                         check_in_range, check_int, check_k, check_X_y, compose, spawn_rngs)
+from .core import check_no_constant_columns, check_random_state
 from .dpkendall import dp_kendall, sub_lasso
 from .mechanisms import Release, laplace_mechanism
 from .verify import register_check
@@ -235,10 +236,10 @@ class TukeyGivenBound(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         from dplit.tukey import tukey_regression
+        g = check_random_state(self.random_state)
         if self.n_tilde is None:
             raise ValueError("n_tilde must be given (a private lower bound on the number of rows)")
-        r = tukey_regression(X, y, self.epsilon, self.delta, rng=self.random_state,
-                             n_tilde=self.n_tilde)
+        r = tukey_regression(X, y, self.epsilon, self.delta, rng=g, n_tilde=self.n_tilde)
         self.spend_, self.ptr_passed_ = r.spend, r.passed
         self.status_, self.n_models_ = r.status, r.m
         self.coef_ = r.value
@@ -284,7 +285,7 @@ def _select(selector, X, y, k, epsilon, n_subsets, alpha, rng) -> Release:
 
 def _regress(factory, X1, y, epsilon, delta, n_tilde, rng):
     "Fit the private regressor on the design with its intercept column: (estimator, spend, failed)."
-    est = factory(epsilon, delta, n_tilde, rng)
+    est = factory(epsilon, delta, n_tilde, int(rng.integers(2**63)))  # estimators take int seeds
     est.fit(X1, y)
     if hasattr(est, "random_state"):      # its seed or generator state is the key to its
         est.random_state = None             # noise: the fitted pipeline does not keep it
@@ -298,10 +299,11 @@ class _PipelineFit:
     "fit of PrivateRegressionPipeline (kept apart so that each piece is short)."
 
     def fit(self, X, y):
+        g = check_random_state(self.random_state)
         X, y, budget = self._validate(X, y)
         selector, regressor, counts = PIPELINE_PARTS[self.pipeline]
         n, p = X.shape
-        g_count, g_select, g_regress = spawn_rngs(self.random_state, 3)
+        g_count, g_select, g_regress = spawn_rngs(g, 3)
         parts, self.n_tilde_, self.n_models_ = [], None, dict(selection=None, regression=None)
         if counts:
             rel = private_count_lower_bound(n, budget["count"], budget["eta"], rng=g_count)
@@ -370,6 +372,12 @@ class _PipelineValidate:
                              f"squares, got {X.shape[0]}")
         if selector is not None:
             check_k(self.k, X.shape[1])
+        else:  # unused without a selector, but a wrong type is still refused
+            check_int(self.k, "k")
+        if selector == "kendall":  # what DPKendall refuses, refused before the count release
+            check_no_constant_columns(X)
+            if np.ptp(y) == 0:
+                raise ValueError("y is constant: no feature can be correlated with it")
         return X, y, budget
 
 # %% ../nbs/15_pipelines.ipynb #6f16243f
@@ -395,9 +403,12 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
         Lasso penalty of SubLasso's subset fits (standardised columns).
     regressor : callable or None
         Factory `(epsilon, delta, n_tilde, random_state) -> estimator` replacing the pipeline's
-        regressor (for tests of the plumbing); None uses `REGRESSORS`.
-    random_state : Generator, int or None
-        Randomness; the same seed gives the same fit.
+        regressor (for tests of the plumbing); None uses `REGRESSORS`. `random_state` is an int
+        seed drawn from the pipeline's generator.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
 
     Bounds: the BAS pipelines run Boosted AdaSSP with the paper's public bounds, rows of X
     (selected columns and intercept) clipped to norm 1 and residuals to [-1, 1]; scale X and y by
@@ -441,7 +452,8 @@ def verify_budget_exact(full: bool = False, rng=None) -> dict:
             naive = [0.05 * eps * counts, 0.05 * eps * sel, (1 - 0.05 * counts - 0.05 * sel) * eps]
             bad_naive += math.fsum(naive) != eps
     X, y = _small_regression(3000 if full else 1500, 8, g)
-    fits = [(eps, dlt, PrivateRegressionPipeline(name, k=3, epsilon=eps, delta=dlt, random_state=g))
+    fits = [(eps, dlt, PrivateRegressionPipeline(name, k=3, epsilon=eps, delta=dlt,
+                                                      random_state=int(g.integers(2**63))))
             for eps, dlt in budgets[:3] for name in PRIVATE_PIPELINES]
     bad_fit = sum(f.fit(X, y).spend_.epsilon != eps or f.spend_.delta != dlt
                   or f.spend_.relation != "add/remove" for eps, dlt, f in fits)
@@ -490,7 +502,8 @@ def verify_intercept(full: bool = False, rng=None) -> dict:
     for name in ("L-BAS", "L-Tukey", "K-BAS", "K-Tukey"):
         for drop in (False, True):
             rec = _Recorder(REGRESSORS[PIPELINE_PARTS[name][1]], drop_intercept=drop)
-            fits = [PrivateRegressionPipeline(name, k=k, regressor=rec, random_state=g).fit(X, y)
+            fits = [PrivateRegressionPipeline(name, k=k, regressor=rec,
+                                              random_state=int(g.integers(2**63))).fit(X, y)
                     for _ in range(reps)]
             if drop:
                 mutant_ok &= _intercept_ok(rec, fits, k, p)
@@ -757,7 +770,7 @@ def _trial(name: str, X, y, trial: int, pipelines, ks, rng, m_rule: str, regress
         t0 = time.perf_counter()
         est = PrivateRegressionPipeline(pipe, k=k if k is not None else 1, m_rule=m_rule,
                                         regressor=regressors.get(PIPELINE_PARTS[pipe][1]),
-                                        random_state=gj)
+                                        random_state=int(gj.integers(2**63)))
         est.fit(X[train], y[train])
         r2 = est.score(X[test], y[test])
         rows.append(dict(dataset=name, trial=trial, pipeline=pipe, k=k, r2=float(r2),

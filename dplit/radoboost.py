@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .core import as_rng, check_array, check_binary_labels, check_in_range, check_int
 from .core import check_X_y
+from .core import check_random_state, check_real_data
 from .rados import log_rado_exp_risk, random_instance, random_rados
 from .mechanisms import floor_table, min_times
 from .verify import register_benchmark, register_check
@@ -455,6 +456,9 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         from sklearn.utils.multiclass import check_classification_targets
         from sklearn.utils.validation import validate_data
+        check_real_data(X)  # strings and complex refused before sklearn parses them
+        if np.asarray(y).dtype.kind == "c":
+            raise TypeError("y must hold class labels, got complex numbers")
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -498,8 +502,10 @@ class RadoBoostClassifier(_LinearBoost):
         The kept iterate minimises the training error (§4), the rado-risk, or is the last one.
     wfi : {"best", "median"}, default "best"
         Weak feature index oracle (see `radoboost`).
-    random_state : numpy.random.Generator, int or None
-        Randomness of the rados.
+    random_state : None or int, default None
+        Randomness of the rados. None: fresh draws at every fit (PCG64 seeded from OS entropy;
+        not a cryptographic generator); an int seed reproduces a fit. A Generator is refused:
+        `clone` would copy it and repeat the draws (see `dplit.core.check_random_state`).
 
     Attributes
     ----------
@@ -517,14 +523,17 @@ class RadoBoostClassifier(_LinearBoost):
             n_rados, T, keep, wfi, random_state)
 
     def fit(self, X, y):
+        g = check_random_state(self.random_state)
         X, ypm = self._prepare(X, y)
+        if self.wfi not in _WFI:
+            raise ValueError(f"wfi must be one of {sorted(_WFI)}, got {self.wfi!r}")
         m = X.shape[0]
         n = (
             max(1, min(1000, m // 2))
             if self.n_rados is None
             else check_int(self.n_rados, "n_rados", low=1)
         )
-        R = _fit_rados(X, ypm, n, as_rng(self.random_state))
+        R = _fit_rados(X, ypm, n, g)
         self.path_ = radoboost(R, self.T, wfi=self.wfi)
         self.coef_, self.kept_round_ = select_iterate(self.path_, self.keep, X, ypm, R)
         self.n_rados_ = n
@@ -557,8 +566,10 @@ class AdaBoostExamplesClassifier(_LinearBoost):
         Number of boosting rounds.
     keep : {"train_error", "last"}, default "train_error"
         The kept iterate ("rado_risk" needs rados and is refused).
-    random_state : numpy.random.Generator, int or None
-        Randomness of the subsample.
+    random_state : None or int, default None
+        Randomness of the subsample. None: a fresh subsample at every fit (PCG64 seeded from OS
+        entropy); an int seed reproduces a fit. A Generator is refused: `clone` would copy it
+        and repeat the draws (see `dplit.core.check_random_state`).
 
     Attributes
     ----------
@@ -573,6 +584,7 @@ class AdaBoostExamplesClassifier(_LinearBoost):
         self.n_examples, self.T, self.keep, self.random_state = n_examples, T, keep, random_state
 
     def fit(self, X, y):
+        g = check_random_state(self.random_state)
         X, ypm = self._prepare(X, y)
         if self.keep == "rado_risk":
             raise ValueError(
@@ -581,7 +593,7 @@ class AdaBoostExamplesClassifier(_LinearBoost):
             )
         if self.n_examples is not None:
             n = check_int(self.n_examples, "n_examples", low=1, high=X.shape[0])
-            idx = as_rng(self.random_state).choice(X.shape[0], size=n, replace=False)
+            idx = g.choice(X.shape[0], size=n, replace=False)
             X, ypm = X[idx], ypm[idx]
         self.path_ = adaboost_examples(X, ypm, self.T)
         self.coef_, self.kept_round_ = select_iterate(self.path_, self.keep, X, ypm)

@@ -25,6 +25,7 @@ from dplit.core import (
     check_X_y,
     compose,
 )
+from .core import check_bool, check_in_range, check_random_state
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -907,9 +908,8 @@ def tukey_budget(
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta, positive=True)
-    share = float(n_share)
-    if not (0.0 <= share < 1.0) or math.isnan(share):
-        raise ValueError(f"n_share must be in [0, 1), got {n_share!r}")
+    share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)
+    paper_accounting = check_bool(paper_accounting, "paper_accounting")
     eps_n = share * eps
     eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
     eps_T, delta_T = eps - eps_n, dlt - delta_n
@@ -1180,16 +1180,20 @@ def tukey_regression(
     X, y = check_X_y(X, y, min_rows=1)
     n, d = X.shape
     g = as_rng(rng)
+    n_share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)  # even if unused
+    if n_tilde is not None:
+        n_tilde = check_in_range(n_tilde, "n_tilde", -math.inf, math.inf, low_closed=False,
+                                 high_closed=False)
+    if n_models is not None:  # before n_tilde is drawn
+        n_models = check_int(n_models, "n_models", low=1)
     share = 0.0 if n_tilde is not None else n_share
     bud = tukey_budget(epsilon, delta, share, eta, paper_accounting)
     spend = tukey_spends(bud)
     if n_tilde is None:
         nt = private_n_lower_bound(n, bud.eps_n, bud.eta, g)
     else:
-        nt = float(n_tilde)
-        if not math.isfinite(nt):
-            raise ValueError(f"n_tilde must be finite, got {n_tilde!r}")
-    m = int(max(nt, 0) // d) if n_models is None else check_int(n_models, "n_models", low=1)
+        nt = n_tilde
+    m = int(max(nt, 0) // d) if n_models is None else n_models
     t = depth_for(m)
     res = lambda status, val=None: TukeyResult(val, spend, status, nt, m, t, bud)
     if t < 2 or nt < m:
@@ -1213,8 +1217,10 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     ----------
     epsilon, delta : float
         Privacy budget.
-    random_state : Generator, int or None
-        Randomness.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
+        generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
+        would copy it and repeat the noise (see `dplit.core.check_random_state`).
     fit_intercept : bool
         Append a column of ones (it counts in d, so m = floor(n_tilde / (p + 1))).
     n_share : float
@@ -1252,9 +1258,11 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def fit(self, X, y):
+        g = check_random_state(self.random_state)
+        check_bool(self.fit_intercept, "fit_intercept")
         X, y = check_X_y(X, y, min_rows=1)
         r = tukey_regression(
-            self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state),
+            self._design(X), y, self.epsilon, self.delta, g,
             self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models,
         )
         self.n_features_in_ = X.shape[1]

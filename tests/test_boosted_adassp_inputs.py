@@ -63,7 +63,7 @@ def test_shape_mismatch_and_too_few_rows():
     (dict(n_rounds=0), ValueError, "n_rounds"), (dict(n_rounds=2.0), TypeError, "n_rounds"),
     (dict(fit_intercept="yes"), TypeError, "fit_intercept"), (dict(ridge="pinv"), ValueError, "ridge"),
     (dict(shares=(0.5, 0.5)), ValueError, "shares"), (dict(shares=(0.5, 0.5, 0.5)), ValueError, "shares"),
-    (dict(shares=(1.0, 0.0, 0.0)), ValueError, "shares"), (dict(shares=("a", "b", "c")), ValueError, "shares"), (dict(eta=0.0), ValueError, "eta"),
+    (dict(shares=(1.0, 0.0, 0.0)), ValueError, "shares"), (dict(shares=("a", "b", "c")), TypeError, "shares"), (dict(eta=0.0), ValueError, "eta"),
     (dict(clip_x=-1.0), ValueError, "clip_x"), (dict(clip_r=math.inf), ValueError, "clip_r"),
     (dict(rho=0.0), ValueError, "rho"), (dict(rho=0.7), ValueError, "rho"),
     (dict(rho=0.7, ridge="seed"), ValueError, "rho"), (dict(rho=math.nan, ridge="tang"), ValueError, "rho")])

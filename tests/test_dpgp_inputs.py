@@ -92,7 +92,7 @@ def test_regressor_inputs():
         DPSparseGPRegressor(inducing_points=4, input_bounds=(1.0, -1.0)).fit(X[:, None], Y)
     with pytest.raises(ValueError, match="inducing_points"):
         DPSparseGPRegressor(inducing_points=0).fit(X[:, None], Y)
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(ValueError, match="noise_std"):  # the estimator's own parameter name
         DPSparseGPRegressor(inducing_points=Z, noise_std=0.0).fit(X[:, None], Y)
     with pytest.raises(ValueError, match="X"):
         DPSparseGPRegressor(inducing_points=Z, random_state=0).fit(np.r_[X[:-1], np.nan][:, None], Y)
