@@ -2061,7 +2061,7 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     search : a SearchBackend (default ExhaustiveSearch()); random_state : int, Generator or None
     """
 
-    def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
+    def __init__(self, *, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
                  loss: str = "squared", R=None, T=math.inf, r: float = 1.1, b_x: float = 0.5,
                  b_y: float = 0.5, bound: str = "tight", rule: str = "exact",
                  gap_check: str = "raise", delta: float = 1e-6, test_fraction: float = 0.25,

@@ -1202,7 +1202,9 @@ def tukey_regression(
 
 # %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
-    "Raised by `TukeyRegressor.predict` when the fit released bot (PTR failed or too few models)."
+    """Raised by `predict` of `TukeyRegressor` and of the Tukey pipelines when the fit released
+    bottom (PTR failed, or too few models); their `score` returns -inf instead (the paper's R^2 of a
+    refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last."""
 
 # %% ../nbs/13_tukey.ipynb #cd590222
 class TukeyRegressor(RegressorMixin, BaseEstimator):
@@ -1234,23 +1236,37 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     status_ : str, see `TukeyResult`
     spend_ : PrivacySpend
     n_models_, depth_, n_tilde_ : the number of models, the depth t and the private n_tilde
+
+    Notes
+    -----
+    A refused release (``ptr_passed_`` False) is a result, not an error of `fit`: `predict` then
+    raises `PTRFailed` and `score` returns -inf.
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
                  fit_intercept: bool = True, n_share: float = 0.05, eta=None,
                  paper_accounting: bool = False, n_tilde=None, n_models=None):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
         self.fit_intercept, self.n_share, self.eta = fit_intercept, n_share, eta
         self.paper_accounting, self.n_tilde, self.n_models = paper_accounting, n_tilde, n_models
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True    # a private fit on small data
+        return tags
+
     def _design(self, X):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def fit(self, X, y):
+        from sklearn.utils.validation import validate_data
+
+        X, y = validate_data(self, X, y, y_numeric=True)  # scikit-learn's messages
         X, y = check_X_y(X, y, min_rows=1)
         r = tukey_regression(
-            self._design(X), y, self.epsilon, self.delta, as_rng(self.random_state),
-            self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models,
+            self._design(X), y, self.epsilon, self.delta, rng=as_rng(self.random_state),
+            n_share=self.n_share, eta=self.eta, paper_accounting=self.paper_accounting,
+            n_tilde=self.n_tilde, n_models=self.n_models,
         )
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
@@ -1263,15 +1279,26 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        "X times the released coefficients; raises `PTRFailed` when no model was released."
+        from sklearn.utils.validation import validate_data
+
         check_is_fitted(self, "ptr_passed_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns, expected {self.n_features_in_}")
+        X = check_array(validate_data(self, X, reset=False), "X")
         if not self.ptr_passed_:
             raise PTRFailed(
                 f"no model was released (status {self.status_!r}); check ptr_passed_ first"
             )
         return X @ self.coef_ + self.intercept_
+
+    def score(self, X, y, sample_weight=None):
+        "R^2 of the released model on (X, y), or -inf when no model was released."
+        from sklearn.utils.validation import validate_data
+
+        check_is_fitted(self, "ptr_passed_")
+        if not self.ptr_passed_:
+            validate_data(self, X, y, reset=False, y_numeric=True)
+            return -math.inf
+        return super().score(X, y, sample_weight)
 
 # %% ../nbs/13_tukey.ipynb #63c47ff9
 def models_needed(
