@@ -335,10 +335,9 @@ class _PipelinePredict:
 
     def predict(self, X):
         "Predictions of the released model; raises `PTRFailed` when the pipeline released none."
-        from sklearn.utils.validation import validate_data
-        from dplit.tukey import PTRFailed
+        from dplit.tukey import PTRFailed, _sk_validate
         check_is_fitted(self, "regressor_")
-        X = check_array(validate_data(self, X, reset=False), "X")
+        X = check_array(_sk_validate(self, X, reset=False), "X")
         if self.failed_:
             raise PTRFailed(f"{self.pipeline} released no model (the PTR check failed); "
                             "score() gives -inf")
@@ -346,10 +345,10 @@ class _PipelinePredict:
 
     def score(self, X, y, sample_weight=None):
         "Test R^2, or -inf when the pipeline released no model."
-        from sklearn.utils.validation import validate_data
+        from dplit.tukey import _sk_validate
         check_is_fitted(self, "regressor_")
         if self.failed_:
-            validate_data(self, X, y, reset=False, y_numeric=True)
+            _sk_validate(self, X, y, reset=False, y_numeric=True)
             return -math.inf
         return super().score(X, y, sample_weight)
 
@@ -368,9 +367,9 @@ class _PipelineValidate:
         if self.regressor is not None and not callable(self.regressor):
             raise TypeError("regressor must be a factory (callable) or None, "
                             f"got {type(self.regressor).__name__}")
-        from sklearn.utils.validation import validate_data
-        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2,  # sklearn's messages
-                             ensure_min_features=1 if selector is None else 2)
+        from dplit.tukey import _sk_validate
+        X, y = _sk_validate(self, X, y, y_numeric=True, ensure_min_samples=2,  # sklearn's checks
+                            ensure_min_features=1 if selector is None else 2)
         X, y = check_X_y(X, y, min_rows=2)
         if regressor == "ols" and X.shape[0] < X.shape[1] + 1:
             raise ValueError(f"X must have at least p + 1 = {X.shape[1] + 1} rows for least "

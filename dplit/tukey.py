@@ -1206,6 +1206,18 @@ class PTRFailed(RuntimeError):
     bottom (PTR failed, or too few models); their `score` returns -inf instead (the paper's R^2 of a
     refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last."""
 
+
+def _sk_validate(estimator, X, y="no_validation", **kw):
+    """scikit-learn's `validate_data` (its messages, `n_features_in_`), with the failing parameter
+    named first: "X: ..." or "X and y: ..."."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, y, **kw)
+    except (ValueError, TypeError) as exc:
+        name = "X" if isinstance(y, str) and y == "no_validation" else "X and y"
+        raise type(exc)(f"{name}: {exc}") from None
+
 # %% ../nbs/13_tukey.ipynb #cd590222
 class TukeyRegressor(RegressorMixin, BaseEstimator):
     """scikit-learn regressor: the Tukey mechanism with PTR, (epsilon, delta)-DP under add/remove of
@@ -1259,9 +1271,7 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def fit(self, X, y):
-        from sklearn.utils.validation import validate_data
-
-        X, y = validate_data(self, X, y, y_numeric=True)  # scikit-learn's messages
+        X, y = _sk_validate(self, X, y, y_numeric=True)  # scikit-learn's checks and messages
         X, y = check_X_y(X, y, min_rows=1)
         r = tukey_regression(
             self._design(X), y, self.epsilon, self.delta, rng=as_rng(self.random_state),
@@ -1280,10 +1290,8 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         "X times the released coefficients; raises `PTRFailed` when no model was released."
-        from sklearn.utils.validation import validate_data
-
         check_is_fitted(self, "ptr_passed_")
-        X = check_array(validate_data(self, X, reset=False), "X")
+        X = check_array(_sk_validate(self, X, reset=False), "X")
         if not self.ptr_passed_:
             raise PTRFailed(
                 f"no model was released (status {self.status_!r}); check ptr_passed_ first"
@@ -1292,11 +1300,9 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None):
         "R^2 of the released model on (X, y), or -inf when no model was released."
-        from sklearn.utils.validation import validate_data
-
         check_is_fitted(self, "ptr_passed_")
         if not self.ptr_passed_:
-            validate_data(self, X, y, reset=False, y_numeric=True)
+            _sk_validate(self, X, y, reset=False, y_numeric=True)
             return -math.inf
         return super().score(X, y, sample_weight)
 
