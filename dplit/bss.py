@@ -22,9 +22,9 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
-           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
-           'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
+__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score', 'sensitivity',
+           'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend',
+           'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
            'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports', 'log_tail_count',
            'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError',
            'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample',
@@ -35,6 +35,69 @@ __all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_sco
            'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy', 'gap_instance', 'mistakes_privacy_row',
            'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
            'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs', 'BestSubsetSelector']
+
+# %% ../nbs/50_bss.ipynb #e545cf3e
+_SOLVER_VERBOSE = [False]
+
+
+def solver_verbose(verbose: bool = True) -> bool:
+    """Show (True) or hide (False, the default) what HiGHS, SCIP and SoPlex print themselves.
+
+    Parameters
+    ----------
+    verbose : bool, default True
+        True lets the solvers' banners, logs and notices reach the terminal; False silences them.
+
+    Returns
+    -------
+    bool
+        The previous setting.
+    """
+    if not isinstance(verbose, bool):
+        raise TypeError(f"verbose must be a bool, got {type(verbose).__name__}")
+    previous, _SOLVER_VERBOSE[0] = _SOLVER_VERBOSE[0], verbose
+    return previous
+
+
+class _quiet_native:
+    "Context: file descriptors 1 and 2 to the null device (unless `solver_verbose(True)`)."
+
+    def __enter__(self):
+        import os
+        import sys
+        self.saved = None
+        if _SOLVER_VERBOSE[0]:
+            return self
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, ValueError, OSError):
+                pass
+        _c_flush()
+        null = os.open(os.devnull, os.O_WRONLY)
+        self.saved = [os.dup(1), os.dup(2)]
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.close(null)
+        return self
+
+    def __exit__(self, *exc):
+        import os
+        if self.saved is not None:
+            _c_flush()                 # what the solver left in C's buffers goes to the null device
+            for fd, saved in zip((1, 2), self.saved):
+                os.dup2(saved, fd)
+                os.close(saved)
+        return False
+
+
+def _c_flush() -> None:
+    "fflush(NULL): empty C's stdio buffers (C++ iostreams share them) where the C library is found."
+    import ctypes
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):
+        pass
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -146,7 +209,8 @@ def _hinge_lp(M, r):
     with G = [I; -I] (a box, columns n..n+2s-1) and the tangent cuts added later as columns."""
     import highspy
     n, s = M.shape
-    h = highspy.Highs()
+    with _quiet_native():                              # HiGHS's banner, on first use
+        h = highspy.Highs()
     h.silent()
     for o in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         h.setOptionValue(o, 1e-10)
@@ -513,7 +577,8 @@ class ExhaustiveSearch(SearchBackend):
         p = np.shape(X)[1]
         if math.comb(p, s) > self.max_supports:
             raise ValueError(f"C(p, s) = C({p}, {s}) exceeds max_supports = {self.max_supports}; "
-                             "use an integer-programming backend")
+                             "use an integer-programming backend: search=MIPSearch() (squared "
+                             "loss) or search=HingeOASearch() (hinge loss), from dplit")
         out = enumerate_supports(X, y, s, r=r, loss=loss)
         self._last = (key, out)
         return out
@@ -2102,7 +2167,9 @@ class BestSubsetSelector(_BestSubsetParams):
                 raise ValueError(f"test_fraction must be in (0, 1), got {f!r}")
             return mistakes_ptr_select(X, y, self.s, (1 - f) * eps, epsilon_test=f * eps,
                                        delta=self.delta, R=self.R, rule=self.rule, **kw)
-        kw.pop("search")
+        if kw.pop("search") is not None:            # refused, not silently dropped
+            raise ValueError("search is not used by method='exponential' (it scores every "
+                             "support); leave search=None, or choose method='top_r'")
         return exponential_support_select(X, y, self.s, self.epsilon, **kw)
 
     def fit(self, X, y):

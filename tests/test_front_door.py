@@ -186,3 +186,71 @@ def test_dplit_readme_outside_a_checkout_is_a_message(tmp_path):
     r = _dplit("readme", cwd=tmp_path)
     assert r.returncode == 1 and r.stderr.startswith("dplit readme:"), r.stderr
     assert "Traceback" not in r.stderr
+
+
+# --- quiet solvers, errors that name the class to use ----------------------------------------------------
+
+def test_highs_prints_its_banner_unless_dplit_silences_it():
+    "The truth first: a bare first HiGHS model prints a banner on stdout; inside dplit's guard it does not."
+    bare = _python("import highspy\nhighspy.Highs()\nprint('end')")
+    assert bare.returncode == 0 and "HiGHS" in bare.stdout, bare.stdout      # else this test proves nothing
+    guarded = _python("from dplit.bss import _quiet_native\nimport highspy\n"
+                      "with _quiet_native():\n    highspy.Highs()\nprint('end')")
+    assert guarded.returncode == 0 and guarded.stdout == "end\n" and "HiGHS" not in guarded.stderr, guarded
+    loud = _python("from dplit.bss import _quiet_native, solver_verbose\nimport highspy\n"
+                   "solver_verbose(True)\nwith _quiet_native():\n    highspy.Highs()\nprint('end')")
+    assert "HiGHS" in loud.stdout, loud.stdout
+
+
+def test_searches_print_nothing_of_their_own(tmp_path):
+    code = """
+import warnings
+import numpy as np
+import dplit
+from dplit.bss_mip import mip9_top_r
+warnings.simplefilter("ignore")
+g = np.random.default_rng(0)
+X = g.normal(size=(200, 12)) / 4
+y = X[:, :2] @ [1.0, 1.0] + 0.1 * g.normal(size=200)
+dplit.BestSubsetSelector(s=2, random_state=0, search=dplit.MIPSearch()).fit(X, y / 4)
+dplit.BestSubsetSelector(s=2, loss="hinge", random_state=0, search=dplit.HingeOASearch()).fit(X, np.sign(y))
+mip9_top_r(X, y / 4, 2, 2, r=1.1)
+print("end")
+"""
+    r = _python(code, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout == "end\n", r.stdout
+    assert not any(w in r.stderr for w in ("HiGHS", "SCIP", "GMP", "SoPlex")), r.stderr
+
+
+def test_dplit_verify_prints_no_solver_output(tmp_path):
+    r = _dplit("verify", "--only", "bss_samp_agg_l1svm", "bss_mip_hinge_cut_validity", "--no-progress",
+               "--out", str(tmp_path / "out"), timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 passed, 0 failed" in r.stdout
+    for word in ("HiGHS", "Running", "GMP", "SCIP version", "Copyright"):
+        assert word not in r.stdout and word not in r.stderr, word
+
+
+def test_exhaustive_backend_names_the_classes_to_use():
+    import numpy as np
+    import dplit
+    g = np.random.default_rng(0)
+    X, y = g.normal(size=(50, 40)) / 4, g.normal(size=50) / 4
+    with pytest.raises(ValueError, match=r"MIPSearch\(\).*HingeOASearch\(\)"):
+        dplit.BestSubsetSelector(s=8, random_state=0).fit(X, y)
+
+
+def test_a_backend_with_the_exponential_method_is_refused_before_any_draw(monkeypatch):
+    import numpy as np
+    import dplit
+    import dplit.bss as bss
+    g = np.random.default_rng(0)
+    X, y = g.normal(size=(50, 6)) / 4, g.normal(size=50) / 4
+    def no_draw(*a, **k):
+        raise AssertionError("the mechanism ran")
+    monkeypatch.setattr(bss, "exponential_support_select", no_draw)
+    with pytest.raises(ValueError, match="search"):
+        dplit.BestSubsetSelector(s=2, method="exponential", search=dplit.MIPSearch(), random_state=0).fit(X, y)
+    with pytest.raises(AssertionError, match="ran"):       # without a backend the mechanism runs
+        dplit.BestSubsetSelector(s=2, method="exponential", random_state=0).fit(X, y)
