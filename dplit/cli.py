@@ -260,11 +260,16 @@ def main(argv=None) -> int:
     int
         The exit status: 0 on success; 1 if a check failed, a correct audit variant failed or a
         mutant was missed; 2 for an unknown check, benchmark or audit name, or a `--scheduler`
-        that cannot be used (no `distributed`, no scheduler at the address).
+        that cannot be used (no `distributed`, no scheduler at the address); 130 when interrupted
+        (Ctrl-C).
     """
     args = _parser().parse_args(argv)
     import matplotlib
     matplotlib.use("Agg")
     commands = {"verify": _verify, "audit": _audit, "list": _list, "bench": _bench, "book": _book,
                 "readme": _readme}
-    return commands[args.command](args)
+    try:
+        return commands[args.command](args)
+    except KeyboardInterrupt:                          # Ctrl-C: a message, not a traceback
+        print(f"dplit {args.command}: interrupted", file=sys.stderr)
+        return 130

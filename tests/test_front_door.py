@@ -254,3 +254,13 @@ def test_a_backend_with_the_exponential_method_is_refused_before_any_draw(monkey
         dplit.BestSubsetSelector(s=2, method="exponential", search=dplit.MIPSearch(), random_state=0).fit(X, y)
     with pytest.raises(AssertionError, match="ran"):       # without a backend the mechanism runs
         dplit.BestSubsetSelector(s=2, method="exponential", random_state=0).fit(X, y)
+
+
+def test_ctrl_c_is_a_message_and_status_130(monkeypatch, capsys):
+    import dplit.cli as cli
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "_list", interrupted)
+    assert cli.main(["list"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "dplit list: interrupted", err
