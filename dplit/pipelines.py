@@ -23,10 +23,10 @@ from .verify import register_check
 __all__ = ['PAPER_EPSILON', 'PAPER_DELTA', 'PAPER_ETA', 'COUNT_SHARE', 'SELECTION_SHARE', 'M_RULES', 'PIPELINES',
            'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'SYNTHETIC_DESIGNS', 'PAPER_TASKS', 'LOG_TARGETS',
            'check_pipeline', 'budget_split', 'private_count_lower_bound', 'model_counts', 'add_intercept',
-           'OLSRegressor', 'TukeyGivenBound', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact',
-           'verify_intercept', 'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression',
-           'log_target', 'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper',
-           'rank_counts', 'positive_counts', 'plot_figures_1_2']
+           'OLSRegressor', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact', 'verify_intercept',
+           'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression', 'log_target',
+           'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper', 'rank_counts',
+           'positive_counts', 'plot_figures_1_2']
 
 # %% ../nbs/15_pipelines.ipynb #03a90c7b
 PAPER_EPSILON = math.log(3)   # section 4.3: each pipeline is (ln 3, 1e-5)-DP in total
@@ -222,36 +222,6 @@ class OLSRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return np.asarray(X, dtype=float) @ self.coef_
 
-# %% ../nbs/15_pipelines.ipynb #1b420398
-class TukeyGivenBound(RegressorMixin, BaseEstimator):
-    """The Tukey mechanism with PTR (`dplit.tukey.tukey_regression`) on a design that holds its
-    intercept column, with m = floor(n_tilde / columns) models from a lower bound n_tilde released
-    (and accounted) by the caller. `ptr_passed_` False means bottom: no coefficients, and
-    `predict` raises `PTRFailed`."""
-
-    def __init__(self, *, epsilon=1.0, delta=1e-5, n_tilde=None, random_state=None):
-        self.epsilon, self.delta = epsilon, delta
-        self.n_tilde, self.random_state = n_tilde, random_state
-
-    def fit(self, X, y):
-        from dplit.tukey import tukey_regression
-        if self.n_tilde is None:
-            raise ValueError("n_tilde must be given (a private lower bound on the number of rows)")
-        r = tukey_regression(X, y, self.epsilon, self.delta, rng=self.random_state,
-                             n_tilde=self.n_tilde)
-        self.spend_, self.ptr_passed_ = r.spend, r.passed
-        self.status_, self.n_models_ = r.status, r.m
-        self.coef_ = r.value
-        self.n_features_in_ = np.shape(X)[1]
-        return self
-
-    def predict(self, X):
-        check_is_fitted(self, "ptr_passed_")
-        if not self.ptr_passed_:
-            from dplit.tukey import PTRFailed
-            raise PTRFailed(f"no model was released (status {self.status_!r})")
-        return np.asarray(X, dtype=float) @ self.coef_
-
 # %% ../nbs/15_pipelines.ipynb #d53d6c9a
 def _bas_factory(epsilon, delta, n_tilde, random_state):
     "Boosted AdaSSP (its chapter) as section 4.2 runs it: clipping norms 1, 100 rounds."
@@ -262,7 +232,9 @@ def _bas_factory(epsilon, delta, n_tilde, random_state):
 
 def _tukey_factory(epsilon, delta, n_tilde, random_state):
     "The Tukey mechanism with PTR (its chapter) on floor(n_tilde / columns) models."
-    return TukeyGivenBound(epsilon=epsilon, delta=delta, n_tilde=n_tilde, random_state=random_state)
+    from dplit.tukey import TukeyRegressor
+    return TukeyRegressor(epsilon=epsilon, delta=delta, fit_intercept=False, n_tilde=n_tilde,
+                          random_state=random_state)
 
 
 REGRESSORS = {"bas": _bas_factory, "tukey": _tukey_factory}
