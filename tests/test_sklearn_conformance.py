@@ -115,3 +115,15 @@ def test_a_refused_release_behaves_one_way(make):
         warnings.simplefilter("error")           # no FitFailedWarning, no nan
         scores = cross_val_score(make(), X, y, cv=3)
     assert np.all(scores == -math.inf)
+
+
+def test_the_tukey_pipelines_run_the_one_tukey_estimator():
+    "TukeyGivenBound is folded into TukeyRegressor(fit_intercept=False, n_tilde=...): one class, one behaviour."
+    import dplit.pipelines as pipelines
+    assert not hasattr(pipelines, "TukeyGivenBound")
+    X, y = _small_data(n=3000, p=3)
+    est = dplit.PrivateRegressionPipeline(pipeline="Tukey", random_state=0).fit(X, y)
+    reg = est.regressor_
+    assert type(reg) is dplit.TukeyRegressor and reg.fit_intercept is False
+    assert reg.n_tilde == est.n_tilde_ and reg.n_features_in_ == X.shape[1] + 1   # the intercept column
+    assert est.failed_ == (not reg.ptr_passed_)
