@@ -37,6 +37,8 @@ __all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_sco
            'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #e545cf3e
+import threading
+
 _SOLVER_VERBOSE = [False]
 
 
@@ -60,35 +62,88 @@ def solver_verbose(verbose: bool = True) -> bool:
 
 
 class _quiet_native:
-    "Context: file descriptors 1 and 2 to the null device (unless `solver_verbose(True)`)."
+    """Context: file descriptors 1 and 2 to the null device (unless `solver_verbose(True)`).
+
+    Nested and concurrent uses (joblib threads) share one redirect, made by the first to enter and
+    undone by the last to leave, under a lock: two threads each saving and restoring on their own
+    would leave the process writing to the null device. While it lasts, a `sys.stdout` /
+    `sys.stderr` that writes to descriptor 1 / 2 is replaced by one on the saved terminal, so what
+    Python prints (a warning raised during a solve, another thread's output) still arrives; only
+    what native code writes to the descriptors is dropped."""
 
     def __enter__(self):
-        import os
-        import sys
-        self.saved = None
+        self.active = False
         if _SOLVER_VERBOSE[0]:
             return self
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (AttributeError, ValueError, OSError):
-                pass
-        _c_flush()
-        null = os.open(os.devnull, os.O_WRONLY)
-        self.saved = [os.dup(1), os.dup(2)]
-        os.dup2(null, 1)
-        os.dup2(null, 2)
-        os.close(null)
+        with _QUIET_LOCK:
+            if _QUIET_STATE["depth"] == 0:
+                _QUIET_STATE.update(_redirect_native())
+            _QUIET_STATE["depth"] += 1
+        self.active = True
         return self
 
     def __exit__(self, *exc):
-        import os
-        if self.saved is not None:
-            _c_flush()                 # what the solver left in C's buffers goes to the null device
-            for fd, saved in zip((1, 2), self.saved):
-                os.dup2(saved, fd)
-                os.close(saved)
+        if self.active:
+            with _QUIET_LOCK:
+                _QUIET_STATE["depth"] -= 1
+                if _QUIET_STATE["depth"] == 0:
+                    _restore_native(_QUIET_STATE)
         return False
+
+
+_QUIET_LOCK = threading.Lock()
+_QUIET_STATE = {"depth": 0, "saved": [], "swapped": {}}
+
+
+def _redirect_native() -> dict:
+    "Descriptors 1 and 2 to the null device; Python's streams on them to copies of the originals."
+    import os
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    _c_flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    except OSError:
+        _restore_native({"saved": saved, "swapped": {}})
+        raise
+    finally:
+        os.close(null)
+    swapped = {}
+    for name, fd, keep in (("stdout", 1, saved[0]), ("stderr", 2, saved[1])):
+        stream = getattr(sys, name)
+        try:
+            on_fd = stream.fileno() == fd      # a terminal; not Jupyter's nor pytest's streams
+        except (AttributeError, ValueError, OSError):
+            on_fd = False
+        if on_fd:
+            swapped[name] = (stream, open(os.dup(keep), "w", buffering=1,
+                                          encoding=getattr(stream, "encoding", None) or "utf-8",
+                                          errors=getattr(stream, "errors", None) or "strict"))
+            setattr(sys, name, swapped[name][1])
+    return {"saved": saved, "swapped": swapped}
+
+
+def _restore_native(state: dict) -> None:
+    "Undo `_redirect_native`: Python's streams back, then descriptors 1 and 2."
+    import os
+    import sys
+    for name, (original, stand_in) in state["swapped"].items():
+        stand_in.flush()
+        if getattr(sys, name) is stand_in:       # not replaced meanwhile by the caller
+            setattr(sys, name, original)
+            stand_in.close()
+    _c_flush()                 # what the solver left in C's buffers goes to the null device
+    for fd, keep in zip((1, 2), state["saved"]):
+        os.dup2(keep, fd)
+        os.close(keep)
+    state["saved"], state["swapped"] = [], {}
 
 
 def _c_flush() -> None:
