@@ -1204,7 +1204,8 @@ def tukey_regression(
 class PTRFailed(RuntimeError):
     """Raised by `predict` of `TukeyRegressor` and of the Tukey pipelines when the fit released
     bottom (PTR failed, or too few models); their `score` returns -inf instead (the paper's R^2 of a
-    refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last."""
+    refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last (scikit-learn
+    then warns that a mean test score is non-finite; the search itself completes)."""
 
 
 def _sk_validate(estimator, X, y="no_validation", **kw):
