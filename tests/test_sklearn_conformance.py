@@ -24,10 +24,11 @@ from dplit import PTRFailed
 
 # A refused release on scikit-learn's check data: the checks fit on at most a few hundred rows, and the Tukey
 # mechanism needs thousands (at (ln 3, 1e-5) and d ~ 6 no model is released at n = 4000). Fit succeeds and
-# records the refusal; every check that then calls `predict` meets PTRFailed. The same code paths with a
-# released model are tested at n = 30 000 in tests/test_tukey_sklearn.py.
+# records the refusal; every check that then calls `predict` meets PTRFailed. The same properties with a
+# released model are tested at n = 30 000 in tests/test_tukey_released_conformance.py.
 _PTR_REFUSES = ("PTR refuses to release on scikit-learn's small check data (too few models), so predict "
-                "raises PTRFailed; tested with a released model at n = 30 000 in test_tukey_sklearn.py")
+                "raises PTRFailed; each checked property is tested on a released model at n = 30 000 in "
+                "test_tukey_released_conformance.py")
 TUKEY_XFAIL = {name: _PTR_REFUSES for name in (
     "check_estimators_dtypes", "check_dtype_object", "check_estimators_pickle",
     "check_f_contiguous_array_estimator", "check_regressors_train", "check_regressor_data_not_an_array",
