@@ -690,7 +690,7 @@ class _BASParams(RegressorMixin, BaseEstimator):
     "Hyper-parameters and scikit-learn tags of `BoostedAdaSSPRegressor` (documented there)."
 
     def __init__(
-        self, epsilon=1.0, delta=1e-5, n_rounds=100, fit_intercept=True, random_state=None,
+        self, *, epsilon=1.0, delta=1e-5, n_rounds=100, fit_intercept=True, random_state=None,
         ridge="adassp", shares=(1 / 3, 1 / 3, 1 / 3), eta=1.0, clip_x=1.0, clip_r=1.0, rho=0.05,
     ):
         self.epsilon, self.delta, self.n_rounds = epsilon, delta, n_rounds
@@ -1350,7 +1350,8 @@ def _r2_task(X, y, setting, seed):
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.1, random_state=int(g.integers(2**31)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        reg = BoostedAdaSSPRegressor(eps, 1e-5, ridge=rule, random_state=int(g.integers(2**63)))
+        reg = BoostedAdaSSPRegressor(epsilon=eps, delta=1e-5, ridge=rule,
+                                     random_state=int(g.integers(2**63)))
         reg.fit(Xtr, ytr)
     return reg.score(Xte, yte)
 

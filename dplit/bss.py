@@ -23,9 +23,9 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
-           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
-           'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
+__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score', 'sensitivity',
+           'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend',
+           'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
            'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports', 'log_tail_count',
            'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError',
            'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample',
@@ -36,6 +36,124 @@ __all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_sco
            'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy', 'gap_instance', 'mistakes_privacy_row',
            'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
            'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs', 'BestSubsetSelector']
+
+# %% ../nbs/50_bss.ipynb #e545cf3e
+import threading
+
+_SOLVER_VERBOSE = [False]
+
+
+def solver_verbose(verbose: bool = True) -> bool:
+    """Show (True) or hide (False, the default) what HiGHS, SCIP and SoPlex print themselves.
+
+    Parameters
+    ----------
+    verbose : bool, default True
+        True lets the solvers' banners, logs and notices reach the terminal; False silences them.
+
+    Returns
+    -------
+    bool
+        The previous setting.
+    """
+    if not isinstance(verbose, bool):
+        raise TypeError(f"verbose must be a bool, got {type(verbose).__name__}")
+    previous, _SOLVER_VERBOSE[0] = _SOLVER_VERBOSE[0], verbose
+    return previous
+
+
+class _quiet_native:
+    """Context: file descriptors 1 and 2 to the null device (unless `solver_verbose(True)`).
+
+    Nested and concurrent uses (joblib threads) share one redirect, made by the first to enter and
+    undone by the last to leave, under a lock: two threads each saving and restoring on their own
+    would leave the process writing to the null device. While it lasts, a `sys.stdout` /
+    `sys.stderr` that writes to descriptor 1 / 2 is replaced by one on the saved terminal, so what
+    Python prints (a warning raised during a solve, another thread's output) still arrives; only
+    what native code writes to the descriptors is dropped."""
+
+    def __enter__(self):
+        self.active = False
+        if _SOLVER_VERBOSE[0]:
+            return self
+        with _QUIET_LOCK:
+            if _QUIET_STATE["depth"] == 0:
+                _QUIET_STATE.update(_redirect_native())
+            _QUIET_STATE["depth"] += 1
+        self.active = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            with _QUIET_LOCK:
+                _QUIET_STATE["depth"] -= 1
+                if _QUIET_STATE["depth"] == 0:
+                    _restore_native(_QUIET_STATE)
+        return False
+
+
+_QUIET_LOCK = threading.Lock()
+_QUIET_STATE = {"depth": 0, "saved": [], "swapped": {}}
+
+
+def _redirect_native() -> dict:
+    "Descriptors 1 and 2 to the null device; Python's streams on them to copies of the originals."
+    import os
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    _c_flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    except OSError:
+        _restore_native({"saved": saved, "swapped": {}})
+        raise
+    finally:
+        os.close(null)
+    swapped = {}
+    for name, fd, keep in (("stdout", 1, saved[0]), ("stderr", 2, saved[1])):
+        stream = getattr(sys, name)
+        try:
+            on_fd = stream.fileno() == fd      # a terminal; not Jupyter's nor pytest's streams
+        except (AttributeError, ValueError, OSError):
+            on_fd = False
+        if on_fd:
+            swapped[name] = (stream, open(os.dup(keep), "w", buffering=1,
+                                          encoding=getattr(stream, "encoding", None) or "utf-8",
+                                          errors=getattr(stream, "errors", None) or "strict"))
+            setattr(sys, name, swapped[name][1])
+    return {"saved": saved, "swapped": swapped}
+
+
+def _restore_native(state: dict) -> None:
+    "Undo `_redirect_native`: Python's streams back, then descriptors 1 and 2."
+    import os
+    import sys
+    for name, (original, stand_in) in state["swapped"].items():
+        stand_in.flush()
+        if getattr(sys, name) is stand_in:       # not replaced meanwhile by the caller
+            setattr(sys, name, original)
+            stand_in.close()
+    _c_flush()                 # what the solver left in C's buffers goes to the null device
+    for fd, keep in zip((1, 2), state["saved"]):
+        os.dup2(keep, fd)
+        os.close(keep)
+    state["saved"], state["swapped"] = [], {}
+
+
+def _c_flush() -> None:
+    "fflush(NULL): empty C's stdio buffers (C++ iostreams share them) where the C library is found."
+    import ctypes
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):
+        pass
 
 # %% ../nbs/50_bss.ipynb #d43183f3
 LOSSES = ("squared", "hinge")
@@ -147,7 +265,8 @@ def _hinge_lp(M, r):
     with G = [I; -I] (a box, columns n..n+2s-1) and the tangent cuts added later as columns."""
     import highspy
     n, s = M.shape
-    h = highspy.Highs()
+    with _quiet_native():                              # HiGHS's banner, on first use
+        h = highspy.Highs()
     h.silent()
     for o in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         h.setOptionValue(o, 1e-10)
@@ -529,7 +648,8 @@ class ExhaustiveSearch(SearchBackend):
         p = np.shape(X)[1]
         if math.comb(p, s) > self.max_supports:
             raise ValueError(f"C(p, s) = C({p}, {s}) exceeds max_supports = {self.max_supports}; "
-                             "use an integer-programming backend")
+                             "use an integer-programming backend: search=MIPSearch() (squared "
+                             "loss) or search=HingeOASearch() (hinge loss), from dplit")
         out = enumerate_supports(X, y, s, r=r, loss=loss)
         self._last = (key, out)
         return out
@@ -2103,7 +2223,7 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     (reproduces a fit); a Generator is refused (`clone` would copy it and repeat the noise)
     """
 
-    def __init__(self, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
+    def __init__(self, *, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
                  loss: str = "squared", R=None, T=math.inf, r: float = 1.1, b_x: float = 0.5,
                  b_y: float = 0.5, bound: str = "tight", rule: str = "exact",
                  gap_check: str = "raise", delta: float = 1e-6, test_fraction: float = 0.25,
@@ -2148,7 +2268,9 @@ class BestSubsetSelector(_BestSubsetParams):
                 raise ValueError(f"test_fraction must be in (0, 1), got {f!r}")
             return mistakes_ptr_select(X, y, self.s, (1 - f) * eps, epsilon_test=f * eps,
                                        delta=self.delta, R=self.R, rule=self.rule, **kw)
-        kw.pop("search")
+        if kw.pop("search") is not None:            # refused, not silently dropped
+            raise ValueError("search is not used by method='exponential' (it scores every "
+                             "support); leave search=None, or choose method='top_r'")
         return exponential_support_select(X, y, self.s, self.epsilon, **kw)
 
     def fit(self, X, y):

@@ -200,10 +200,12 @@ def _l1svm_model(X, y):
     """HiGHS LP of the L1-SVM on one block: columns beta+ (p), beta- (p), xi (m); rows
     y_i x_i'(beta+ - beta-) + xi_i >= 1. The penalty lambda enters as the cost of beta+-."""
     import highspy
+    from dplit.bss import _quiet_native
     m, p = X.shape
     Z = y[:, None] * X
     A = np.hstack([Z, -Z, np.eye(m)])
-    h = highspy.Highs()
+    with _quiet_native():                  # HiGHS's banner, on first use
+        h = highspy.Highs()
     h.silent()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = 2 * p + m, m

@@ -78,15 +78,17 @@ def mip9_kth_best(X, y, s: int, excluded=(), *, r, time_limit: float = 600.0):
     cons += [beta <= r, beta >= -r, theta <= r * r]
     obj = float(y @ y) - 2 * b @ beta + cp.quad_form(beta, cp.psd_wrap(G))
     prob = cp.Problem(cp.Minimize(obj), cons)
+    from dplit.bss import _quiet_native
     try:
-        prob.solve(
-            solver=cp.SCIP,
-            scip_params={
-                "limits/gap": 0.0,
-                "limits/time": float(time_limit),
-                "display/verblevel": 0,
-            },
-        )
+        with _quiet_native():          # SCIP/SoPlex notices that verblevel 0 does not stop
+            prob.solve(
+                solver=cp.SCIP,
+                scip_params={
+                    "limits/gap": 0.0,
+                    "limits/time": float(time_limit),
+                    "display/verblevel": 0,
+                },
+            )
     except cp.error.SolverError as e:
         raise SolverError(f"SCIP failed on formulation (9): {e}") from e
     if prob.status != cp.OPTIMAL:
@@ -384,7 +386,9 @@ class CutMaster:
         """Optimal (support, eta, dual bound) plus up to n_pool - 1 further pool supports; raises
         SolverError."""
         self.m.setParam("limits/time", max(float(time_limit), 1e-3))
-        self.m.optimize()
+        from dplit.bss import _quiet_native
+        with _quiet_native():          # SoPlex's tolerance notices bypass hideOutput()
+            self.m.optimize()
         st = self.m.getStatus()
         if st != "optimal":
             raise SolverError(

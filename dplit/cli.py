@@ -53,6 +53,8 @@ def _add_compute(p) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dplit", description="dplit: differentially private mechanisms, derived and verified.")
+    from dplit import __version__
+    p.add_argument("--version", action="version", version=f"dplit {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="re-prove every registered result numerically")
     v.add_argument("--full", action="store_true", help="paper-scale sizes (slow)")
@@ -76,8 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_compute(a)
     sub.add_parser("list", help="list registered checks and benchmarks")
     b = sub.add_parser("bench", help="run benchmarks (all, or the named ones)")
-    b.add_argument("names", nargs="*", metavar="NAME")
+    b.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (listed below)")
     b.add_argument("--full", action="store_true", help="larger sizes")
+    b.format_help = lambda: argparse.ArgumentParser.format_help(b) + _bench_names()
     k = sub.add_parser("book",
                        help="render the book offline with Sphinx + MyST-NB (from a checkout)")
     k.add_argument("--out", default=None, help="output folder (default: _book beside _quarto.yml)")
@@ -180,15 +183,29 @@ def _audit(args) -> int:
     return 1 if wrong else 0
 
 # %% ../nbs/04_cli.ipynb #435c9677
+def _listing(name: str, text: str, width: int = 100) -> str:
+    "One entry of a listing: the name, then its text wrapped to `width` columns under itself."
+    import textwrap
+    return "\n".join(textwrap.wrap(text, width=width, initial_indent=f"  {name:34s} ",
+                                    subsequent_indent=" " * 37, break_on_hyphens=False))
+
+
 def _list(args) -> int:
     from dplit.verify import registered_benchmarks, registered_checks
     print("checks:")
     for c in registered_checks().values():
-        print(f"  {c.name:34s} {c.claim}" + (f"  [{c.source}]" if c.source else ""))
+        print(_listing(c.name, c.claim + (f"  [{c.source}]" if c.source else "")))
     print("benchmarks:")
     for c in registered_benchmarks().values():
-        print(f"  {c.name:34s} {c.claim}")
+        print(_listing(c.name, c.claim))
     return 0
+
+
+def _bench_names() -> str:
+    "The registered benchmarks, for `dplit bench --help`."
+    from dplit.verify import registered_benchmarks
+    return "\nbenchmarks:\n" + "\n".join(_listing(c.name, c.claim)
+                                          for c in registered_benchmarks().values()) + "\n"
 
 
 def _bench(args) -> int:
@@ -207,7 +224,11 @@ def _book(args) -> int:
     from dplit.book import build_book
     try:
         index = build_book(out=args.out, execute=args.execute)
-    except (FileNotFoundError, FileExistsError, RuntimeError, ImportError, ValueError) as exc:
+    except ImportError as exc:
+        print(f"dplit book: {exc}; the book needs its extra: pip install \"dplit[book]\" "
+              "(in a checkout: pip install -e \".[book]\")", file=sys.stderr)
+        return 1
+    except (FileNotFoundError, FileExistsError, RuntimeError, ValueError) as exc:
         print(f"dplit book: {exc}", file=sys.stderr)
         return 1
     print(f"book written: {index}")
@@ -216,7 +237,11 @@ def _book(args) -> int:
 
 def _readme(args) -> int:
     from dplit.book import render_readme
-    print(f"written: {render_readme()}")
+    try:
+        print(f"written: {render_readme()}")
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"dplit readme: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -235,11 +260,16 @@ def main(argv=None) -> int:
     int
         The exit status: 0 on success; 1 if a check failed, a correct audit variant failed or a
         mutant was missed; 2 for an unknown check, benchmark or audit name, or a `--scheduler`
-        that cannot be used (no `distributed`, no scheduler at the address).
+        that cannot be used (no `distributed`, no scheduler at the address); 130 when interrupted
+        (Ctrl-C).
     """
+    args = _parser().parse_args(argv)
     import matplotlib
     matplotlib.use("Agg")
-    args = _parser().parse_args(argv)
     commands = {"verify": _verify, "audit": _audit, "list": _list, "bench": _bench, "book": _book,
                 "readme": _readme}
-    return commands[args.command](args)
+    try:
+        return commands[args.command](args)
+    except KeyboardInterrupt:                          # Ctrl-C: a message, not a traceback
+        print(f"dplit {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -392,7 +392,7 @@ class DPKendallSelector(_PrivateSelector):
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
     """
 
-    def __init__(self, k: int = 5, epsilon: float = 1.0, random_state=None):
+    def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None):
         self.k, self.epsilon, self.random_state = k, epsilon, random_state
 
     def _release(self, X, y, rng):
@@ -525,7 +525,8 @@ class SubLassoSelector(_PrivateSelector):
     """
 
     def __init__(
-        self, k: int = 5, epsilon: float = 1.0, m: int = 20, alpha: float = 0.05, random_state=None
+        self, *, k: int = 5, epsilon: float = 1.0, m: int = 20, alpha: float = 0.05,
+        random_state=None,
     ):
         self.k, self.epsilon, self.m, self.alpha, self.random_state = (
             k,

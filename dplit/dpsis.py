@@ -359,6 +359,7 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         k: int = 5,
         epsilon: float = 1.0,
         gamma: float = 0.5,

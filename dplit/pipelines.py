@@ -24,10 +24,10 @@ from .verify import register_check
 __all__ = ['PAPER_EPSILON', 'PAPER_DELTA', 'PAPER_ETA', 'COUNT_SHARE', 'SELECTION_SHARE', 'M_RULES', 'PIPELINES',
            'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'SYNTHETIC_DESIGNS', 'PAPER_TASKS', 'LOG_TARGETS',
            'check_pipeline', 'budget_split', 'private_count_lower_bound', 'model_counts', 'add_intercept',
-           'OLSRegressor', 'TukeyGivenBound', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact',
-           'verify_intercept', 'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression',
-           'log_target', 'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper',
-           'rank_counts', 'positive_counts', 'plot_figures_1_2']
+           'OLSRegressor', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact', 'verify_intercept',
+           'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression', 'log_target',
+           'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper', 'rank_counts',
+           'positive_counts', 'plot_figures_1_2']
 
 # %% ../nbs/15_pipelines.ipynb #03a90c7b
 PAPER_EPSILON = math.log(3)   # section 4.3: each pipeline is (ln 3, 1e-5)-DP in total
@@ -223,35 +223,6 @@ class OLSRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return np.asarray(X, dtype=float) @ self.coef_
 
-# %% ../nbs/15_pipelines.ipynb #1b420398
-class TukeyGivenBound(RegressorMixin, BaseEstimator):
-    """The Tukey mechanism with PTR (`dplit.tukey.tukey_regression`) on a design that holds its
-    intercept column, with m = floor(n_tilde / columns) models from a lower bound n_tilde released
-    (and accounted) by the caller. `ptr_passed_` False means bottom: no coefficients, and
-    `predict` raises."""
-
-    def __init__(self, epsilon=1.0, delta=1e-5, n_tilde=None, random_state=None):
-        self.epsilon, self.delta = epsilon, delta
-        self.n_tilde, self.random_state = n_tilde, random_state
-
-    def fit(self, X, y):
-        from dplit.tukey import tukey_regression
-        g = check_random_state(self.random_state)
-        if self.n_tilde is None:
-            raise ValueError("n_tilde must be given (a private lower bound on the number of rows)")
-        r = tukey_regression(X, y, self.epsilon, self.delta, rng=g, n_tilde=self.n_tilde)
-        self.spend_, self.ptr_passed_ = r.spend, r.passed
-        self.status_, self.n_models_ = r.status, r.m
-        self.coef_ = r.value
-        self.n_features_in_ = np.shape(X)[1]
-        return self
-
-    def predict(self, X):
-        check_is_fitted(self, "ptr_passed_")
-        if not self.ptr_passed_:
-            raise RuntimeError(f"no model was released (status {self.status_!r})")
-        return np.asarray(X, dtype=float) @ self.coef_
-
 # %% ../nbs/15_pipelines.ipynb #d53d6c9a
 def _bas_factory(epsilon, delta, n_tilde, random_state):
     "Boosted AdaSSP (its chapter) as section 4.2 runs it: clipping norms 1, 100 rounds."
@@ -262,7 +233,9 @@ def _bas_factory(epsilon, delta, n_tilde, random_state):
 
 def _tukey_factory(epsilon, delta, n_tilde, random_state):
     "The Tukey mechanism with PTR (its chapter) on floor(n_tilde / columns) models."
-    return TukeyGivenBound(epsilon=epsilon, delta=delta, n_tilde=n_tilde, random_state=random_state)
+    from dplit.tukey import TukeyRegressor
+    return TukeyRegressor(epsilon=epsilon, delta=delta, fit_intercept=False, n_tilde=n_tilde,
+                          random_state=random_state)
 
 
 REGRESSORS = {"bas": _bas_factory, "tukey": _tukey_factory}
@@ -337,19 +310,23 @@ class _PipelinePredict:
     "predict / score of PrivateRegressionPipeline."
 
     def predict(self, X):
+        "Predictions of the released model; raises `PTRFailed` when the pipeline released none."
+        from dplit.tukey import PTRFailed, _sk_validate
         check_is_fitted(self, "regressor_")
+        X = check_array(_sk_validate(self, X, reset=False), "X")
         if self.failed_:
-            raise RuntimeError(f"{self.pipeline} released no model (the PTR check failed); "
-                               "score() gives -inf")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
+            raise PTRFailed(f"{self.pipeline} released no model (the PTR check failed); "
+                            "score() gives -inf")
         return self.regressor_.predict(add_intercept(X[:, self.selected_]))
 
     def score(self, X, y, sample_weight=None):
         "Test R^2, or -inf when the pipeline released no model."
+        from dplit.tukey import _sk_validate
         check_is_fitted(self, "regressor_")
-        return -math.inf if self.failed_ else super().score(X, y, sample_weight)
+        if self.failed_:
+            _sk_validate(self, X, y, reset=False, y_numeric=True)
+            return -math.inf
+        return super().score(X, y, sample_weight)
 
 # %% ../nbs/15_pipelines.ipynb #2a4629d5
 class _PipelineValidate:
@@ -366,6 +343,9 @@ class _PipelineValidate:
         if self.regressor is not None and not callable(self.regressor):
             raise TypeError("regressor must be a factory (callable) or None, "
                             f"got {type(self.regressor).__name__}")
+        from dplit.tukey import _sk_validate
+        X, y = _sk_validate(self, X, y, y_numeric=True, ensure_min_samples=2,  # sklearn's checks
+                            ensure_min_features=1 if selector is None else 2)
         X, y = check_X_y(X, y, min_rows=2)
         if regressor == "ols" and X.shape[0] < X.shape[1] + 1:
             raise ValueError(f"X must have at least p + 1 = {X.shape[1] + 1} rows for least "
@@ -417,13 +397,18 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
     the curator, not a release). The Tukey pipelines and the selectors clip nothing.
     """
 
-    def __init__(self, pipeline: str = "K-Tukey", k: int = 5, epsilon=PAPER_EPSILON,
+    def __init__(self, *, pipeline: str = "K-Tukey", k: int = 5, epsilon=PAPER_EPSILON,
                  delta=PAPER_DELTA, eta=None, count_share=COUNT_SHARE,
                  selection_share=SELECTION_SHARE, m_rule: str = "columns",
                  lasso_alpha: float = 0.05, regressor=None, random_state=None):
         self.pipeline, self.k, self.epsilon, self.delta, self.eta = pipeline, k, epsilon, delta, eta
         self.count_share, self.selection_share, self.m_rule = count_share, selection_share, m_rule
         self.lasso_alpha, self.regressor, self.random_state = lasso_alpha, regressor, random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = self.pipeline != "NonDP"   # private fits on small data
+        return tags
 
 # %% ../nbs/15_pipelines.ipynb #ecebfb6a
 def _small_regression(n: int, p: int, rng, informative: int = 3) -> tuple:
@@ -452,8 +437,8 @@ def verify_budget_exact(full: bool = False, rng=None) -> dict:
             naive = [0.05 * eps * counts, 0.05 * eps * sel, (1 - 0.05 * counts - 0.05 * sel) * eps]
             bad_naive += math.fsum(naive) != eps
     X, y = _small_regression(3000 if full else 1500, 8, g)
-    fits = [(eps, dlt, PrivateRegressionPipeline(name, k=3, epsilon=eps, delta=dlt,
-                                                      random_state=int(g.integers(2**63))))
+    fits = [(eps, dlt, PrivateRegressionPipeline(pipeline=name, k=3, epsilon=eps, delta=dlt,
+                                                 random_state=int(g.integers(2**63))))
             for eps, dlt in budgets[:3] for name in PRIVATE_PIPELINES]
     bad_fit = sum(f.fit(X, y).spend_.epsilon != eps or f.spend_.delta != dlt
                   or f.spend_.relation != "add/remove" for eps, dlt, f in fits)
@@ -502,7 +487,7 @@ def verify_intercept(full: bool = False, rng=None) -> dict:
     for name in ("L-BAS", "L-Tukey", "K-BAS", "K-Tukey"):
         for drop in (False, True):
             rec = _Recorder(REGRESSORS[PIPELINE_PARTS[name][1]], drop_intercept=drop)
-            fits = [PrivateRegressionPipeline(name, k=k, regressor=rec,
+            fits = [PrivateRegressionPipeline(pipeline=name, k=k, regressor=rec,
                                               random_state=int(g.integers(2**63))).fit(X, y)
                     for _ in range(reps)]
             if drop:
@@ -533,7 +518,7 @@ def verify_nondp(full: bool = False, rng=None) -> dict:
     for X, y in (_small_regression(2000, 10, g), _onehot_design(2000, g)):
         Xt, yt = X[:1500], y[:1500]
         ref = LinearRegression().fit(Xt, yt).predict(X[1500:])
-        ours = PrivateRegressionPipeline("NonDP").fit(Xt, yt).predict(X[1500:])
+        ours = PrivateRegressionPipeline(pipeline="NonDP").fit(Xt, yt).predict(X[1500:])
         no_icpt = X[1500:] @ np.linalg.lstsq(Xt, yt, rcond=None)[0]
         scale = np.max(np.abs(ref))
         errs.append(np.max(np.abs(ours - ref)) / scale)
@@ -768,7 +753,7 @@ def _trial(name: str, X, y, trial: int, pipelines, ks, rng, m_rule: str, regress
     rows = []
     for (pipe, k), gj in zip(jobs, spawn_rngs(g, len(jobs))):
         t0 = time.perf_counter()
-        est = PrivateRegressionPipeline(pipe, k=k if k is not None else 1, m_rule=m_rule,
+        est = PrivateRegressionPipeline(pipeline=pipe, k=k if k is not None else 1, m_rule=m_rule,
                                         regressor=regressors.get(PIPELINE_PARTS[pipe][1]),
                                         random_state=int(gj.integers(2**63)))
         est.fit(X[train], y[train])

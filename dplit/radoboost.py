@@ -518,7 +518,7 @@ class RadoBoostClassifier(_LinearBoost):
     n_rados_ : int
         The number of rados used.
     """
-    def __init__(self, n_rados=None, T=1000, keep="train_error", wfi="best", random_state=None):
+    def __init__(self, *, n_rados=None, T=1000, keep="train_error", wfi="best", random_state=None):
         self.n_rados, self.T, self.keep, self.wfi, self.random_state = (
             n_rados, T, keep, wfi, random_state)
 
@@ -580,7 +580,7 @@ class AdaBoostExamplesClassifier(_LinearBoost):
     path_ : BoostPath
         The whole run.
     """
-    def __init__(self, n_examples=None, T=1000, keep="train_error", random_state=None):
+    def __init__(self, *, n_examples=None, T=1000, keep="train_error", random_state=None):
         self.n_examples, self.T, self.keep, self.random_state = n_examples, T, keep, random_state
 
     def fit(self, X, y):

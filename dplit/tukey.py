@@ -1206,7 +1206,22 @@ def tukey_regression(
 
 # %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
-    "Raised by `TukeyRegressor.predict` when the fit released bot (PTR failed or too few models)."
+    """Raised by `predict` of `TukeyRegressor` and of the Tukey pipelines when the fit released
+    bottom (PTR failed, or too few models); their `score` returns -inf instead (the paper's R^2 of a
+    refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last (scikit-learn
+    then warns that a mean test score is non-finite; the search itself completes)."""
+
+
+def _sk_validate(estimator, X, y="no_validation", **kw):
+    """scikit-learn's `validate_data` (its messages, `n_features_in_`), with the failing parameter
+    named first: "X: ..." or "X and y: ..."."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, y, **kw)
+    except (ValueError, TypeError) as exc:
+        name = "X" if isinstance(y, str) and y == "no_validation" else "X and y"
+        raise type(exc)(f"{name}: {exc}") from None
 
 # %% ../nbs/13_tukey.ipynb #cd590222
 class TukeyRegressor(RegressorMixin, BaseEstimator):
@@ -1245,14 +1260,24 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     sampled in floating point: a floating-point release, not safe to publish as is (chapter 07
     shows the leak; its exact `dplit.discrete.discrete_laplace_mechanism` and
     `discrete_gaussian_mechanism` are the releases to publish numeric statistics with).
+
+    Notes
+    -----
+    A refused release (``ptr_passed_`` False) is a result, not an error of `fit`: `predict` then
+    raises `PTRFailed` and `score` returns -inf.
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
                  fit_intercept: bool = True, n_share: float = 0.05, eta=None,
                  paper_accounting: bool = False, n_tilde=None, n_models=None):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
         self.fit_intercept, self.n_share, self.eta = fit_intercept, n_share, eta
         self.paper_accounting, self.n_tilde, self.n_models = paper_accounting, n_tilde, n_models
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True    # a private fit on small data
+        return tags
 
     def _design(self, X):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
@@ -1260,10 +1285,12 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         g = check_random_state(self.random_state)
         check_bool(self.fit_intercept, "fit_intercept")
+        X, y = _sk_validate(self, X, y, y_numeric=True)  # scikit-learn's checks and messages
         X, y = check_X_y(X, y, min_rows=1)
         r = tukey_regression(
-            self._design(X), y, self.epsilon, self.delta, g,
-            self.n_share, self.eta, self.paper_accounting, self.n_tilde, self.n_models,
+            self._design(X), y, self.epsilon, self.delta, rng=g,
+            n_share=self.n_share, eta=self.eta, paper_accounting=self.paper_accounting,
+            n_tilde=self.n_tilde, n_models=self.n_models,
         )
         self.n_features_in_ = X.shape[1]
         self.ptr_passed_, self.status_, self.spend_ = r.passed, r.status, r.spend
@@ -1276,15 +1303,22 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        "X times the released coefficients; raises `PTRFailed` when no model was released."
         check_is_fitted(self, "ptr_passed_")
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns, expected {self.n_features_in_}")
+        X = check_array(_sk_validate(self, X, reset=False), "X")
         if not self.ptr_passed_:
             raise PTRFailed(
                 f"no model was released (status {self.status_!r}); check ptr_passed_ first"
             )
         return X @ self.coef_ + self.intercept_
+
+    def score(self, X, y, sample_weight=None):
+        "R^2 of the released model on (X, y), or -inf when no model was released."
+        check_is_fitted(self, "ptr_passed_")
+        if not self.ptr_passed_:
+            _sk_validate(self, X, y, reset=False, y_numeric=True)
+            return -math.inf
+        return super().score(X, y, sample_weight)
 
 # %% ../nbs/13_tukey.ipynb #63c47ff9
 def models_needed(

@@ -61,7 +61,7 @@ def test_budget_composes_exactly(data, name):
     X, y = data
     rng = np.random.default_rng(1)
     for eps, dlt in [(PAPER_EPSILON, PAPER_DELTA)] + [(float(np.exp(rng.uniform(-4, 2))), 1e-6) for _ in range(5)]:
-        est = PrivateRegressionPipeline(name, k=3, epsilon=eps, delta=dlt, regressor=standin, random_state=2).fit(X, y)
+        est = PrivateRegressionPipeline(pipeline=name, k=3, epsilon=eps, delta=dlt, regressor=standin, random_state=2).fit(X, y)
         assert est.spend_.epsilon == eps and est.spend_.delta == dlt and est.spend_.relation == "add/remove"
         selector, regressor, counts = PIPELINE_PARTS[name]
         coupled = counts and regressor == "tukey"          # n_tilde > n is charged to delta
@@ -93,7 +93,7 @@ def test_budget_split_table():
 def test_intercept_never_selected_always_added(data, name):
     X, y = data
     for seed in range(5):
-        est = PrivateRegressionPipeline(name, k=4, regressor=standin, random_state=seed).fit(X, y)
+        est = PrivateRegressionPipeline(pipeline=name, k=4, regressor=standin, random_state=seed).fit(X, y)
         assert len(set(est.selected_.tolist())) == 4 and est.selected_.max() < X.shape[1]
         D = est.regressor_.X_seen_
         assert D.shape[1] == 5 and np.all(D[:, -1] == 1.0)
@@ -102,7 +102,7 @@ def test_intercept_never_selected_always_added(data, name):
 
 def test_no_selection_sees_all_columns(data):
     X, y = data
-    est = PrivateRegressionPipeline("Tukey", regressor=standin, random_state=0).fit(X, y)
+    est = PrivateRegressionPipeline(pipeline="Tukey", regressor=standin, random_state=0).fit(X, y)
     assert est.regressor_.X_seen_.shape[1] == X.shape[1] + 1
 
 
@@ -110,14 +110,14 @@ def test_models_are_a_function_of_n_tilde(data):
     X, y = data
     p, k = X.shape[1], 4
     for seed in range(5):
-        e = PrivateRegressionPipeline("L-Tukey", k=k, regressor=standin, random_state=seed).fit(X, y)
+        e = PrivateRegressionPipeline(pipeline="L-Tukey", k=k, regressor=standin, random_state=seed).fit(X, y)
         assert e.n_models_ == model_counts("L-Tukey", e.n_tilde_, p, k, "columns")
         assert e.n_models_["selection"] == math.floor(e.n_tilde_ / (p + 1))
         assert e.n_models_["regression"] == math.floor(e.n_tilde_ / (k + 1))
         assert e.regressor_.n_tilde == e.n_tilde_
-        e2 = PrivateRegressionPipeline("L-BAS", k=k, m_rule="paper", regressor=standin, random_state=seed).fit(X, y)
+        e2 = PrivateRegressionPipeline(pipeline="L-BAS", k=k, m_rule="paper", regressor=standin, random_state=seed).fit(X, y)
         assert e2.n_models_["selection"] == math.floor(e2.n_tilde_ / k)
-        e3 = PrivateRegressionPipeline("Tukey", regressor=standin, random_state=seed).fit(X, y)
+        e3 = PrivateRegressionPipeline(pipeline="Tukey", regressor=standin, random_state=seed).fit(X, y)
         assert e3.n_models_["regression"] == math.floor(e3.n_tilde_ / (p + 1))
     # the same n_tilde gives the same counts whatever the data
     assert model_counts("K-Tukey", 1000.0, 9, 4) == model_counts("K-Tukey", 1000.0, 9, 4) == dict(selection=None, regression=200)
@@ -127,7 +127,7 @@ def test_models_are_a_function_of_n_tilde(data):
 
 def test_n_tilde_is_a_lower_bound_mostly(data):
     X, y = data
-    nt = [PrivateRegressionPipeline("Tukey", regressor=standin, random_state=s).fit(X, y).n_tilde_ for s in range(60)]
+    nt = [PrivateRegressionPipeline(pipeline="Tukey", regressor=standin, random_state=s).fit(X, y).n_tilde_ for s in range(60)]
     assert np.mean(np.array(nt) <= len(y)) == 1.0                       # P(n_tilde > n) < 1e-6
     eps_n = 0.05 * math.log(3)
     eta = 0.1 * 1e-5 * math.exp(-eps_n)
@@ -137,8 +137,8 @@ def test_n_tilde_is_a_lower_bound_mostly(data):
 def test_same_seed_same_output(data):
     X, y = data
     for name in PIPELINES:
-        a = PrivateRegressionPipeline(name, k=3, regressor=standin, random_state=7).fit(X, y)
-        b = PrivateRegressionPipeline(name, k=3, regressor=standin, random_state=7).fit(X, y)
+        a = PrivateRegressionPipeline(pipeline=name, k=3, regressor=standin, random_state=7).fit(X, y)
+        b = PrivateRegressionPipeline(pipeline=name, k=3, regressor=standin, random_state=7).fit(X, y)
         np.testing.assert_array_equal(a.selected_, b.selected_)
         np.testing.assert_array_equal(a.predict(X[:20]), b.predict(X[:20]))
         assert a.n_tilde_ == b.n_tilde_
@@ -146,7 +146,7 @@ def test_same_seed_same_output(data):
 
 def test_failed_regression_scores_minus_inf(data):
     X, y = data
-    est = PrivateRegressionPipeline("K-Tukey", k=3, regressor=failing_standin, random_state=0).fit(X, y)
+    est = PrivateRegressionPipeline(pipeline="K-Tukey", k=3, regressor=failing_standin, random_state=0).fit(X, y)
     assert est.failed_ and est.score(X, y) == -math.inf
     with pytest.raises(RuntimeError, match="PTR"):
         est.predict(X)
@@ -154,7 +154,7 @@ def test_failed_regression_scores_minus_inf(data):
 
 def test_nondp_is_sklearn_ols(data):
     X, y = data
-    ours = PrivateRegressionPipeline("NonDP").fit(X[:1000], y[:1000])
+    ours = PrivateRegressionPipeline(pipeline="NonDP").fit(X[:1000], y[:1000])
     ref = LinearRegression().fit(X[:1000], y[:1000])
     # Two least-squares solvers agree to their forward error: a backward-stable solve moves the
     # coefficients by about eps (kappa + kappa^2 ||r|| / (||A|| ||b||)) relatively (Golub & Van Loan
@@ -171,7 +171,7 @@ def test_nondp_is_sklearn_ols(data):
 
 
 def test_sklearn_clone_and_params():
-    est = PrivateRegressionPipeline("L-BAS", k=4, random_state=3)
+    est = PrivateRegressionPipeline(pipeline="L-BAS", k=4, random_state=3)
     c = clone(est)
     assert c.get_params() == est.get_params()
 
@@ -227,7 +227,7 @@ def test_coupling_charge_never_below_its_cost():
 @pytest.mark.parametrize("name", ["Tukey", "K-Tukey"])
 def test_real_tukey_uses_the_pipelines_n_tilde_and_m(data, name):
     X, y = data
-    est = PrivateRegressionPipeline(name, k=3, random_state=4).fit(X, y)
+    est = PrivateRegressionPipeline(pipeline=name, k=3, random_state=4).fit(X, y)
     assert est.regressor_.n_models_ == est.n_models_["regression"]
     assert est.regressor_.n_tilde == est.n_tilde_
     w = X.shape[1] + 1 if name == "Tukey" else 4

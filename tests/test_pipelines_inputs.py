@@ -72,7 +72,7 @@ def test_too_few_rows(data):
     with pytest.raises(ValueError, match="X"):
         fit(data, X=X[:1], y=y[:1], pipeline="BAS")
     with pytest.raises(ValueError, match="X"):
-        PrivateRegressionPipeline("NonDP").fit(X[:5], y[:5])          # 5 rows, 9 unknowns
+        PrivateRegressionPipeline(pipeline="NonDP").fit(X[:5], y[:5])          # 5 rows, 9 unknowns
 
 
 def test_shape_mismatch(data):
@@ -133,7 +133,7 @@ def test_helpers():
 
 def test_predict_and_model_counts_inputs(data):
     X, y = data
-    est = PrivateRegressionPipeline("NonDP").fit(X, y)
+    est = PrivateRegressionPipeline(pipeline="NonDP").fit(X, y)
     Xn = X[:5].copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="X"):
