@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check_delta,
                         check_epsilon,
                         check_int, check_positive, check_X_y)
+from .core import check_scale, float_overflow
 from .mechanisms import Release
 from .verify import register_check
 
@@ -328,6 +329,25 @@ def _check_data(X, y, loss, min_rows: int = 1):
         y = check_binary_labels(y, "y")
     return X, y
 
+
+def _check_scale(X, y, r, loss: str = "squared") -> None:
+    """Refuse data whose scores cannot be computed in float64 (before any solver sees them).
+
+    Squared loss: every term of R(S) = y'y - 2 b_S'beta + beta'G_S beta is at most
+    y'y + 2 r ||X'y|| + r^2 ||X||_F^2 in absolute value (||beta|| <= r, lambda_max(G_S) <=
+    trace G); hinge loss: margins are at most r max_i ||x_i|| and the dual's w = X'(y alpha)
+    has ||w||^2 <= n ||X||_F^2. If that bound overflows, some score or cut would be inf or NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = float(np.sum(X * X))
+        if loss == "squared":
+            big = float(y @ y) + 2 * r * float(np.linalg.norm(X.T @ y)) + r * r * F
+        else:
+            big = 1.0 + r * math.sqrt(F) * math.sqrt(len(y)) + len(y) * F
+    if not math.isfinite(big):
+        raise ValueError("X, y, r: the scale of the data overflows float64 in the scores "
+                         "(y'y + 2 r ||X'y|| + r^2 ||X||_F^2 for the squared loss); rescale X and "
+                         "y (or use a smaller r)")
+
 # %% ../nbs/50_bss.ipynb #bb5264b1
 def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool = False):
     """Exact scores R(S, D) (Eq 4; App C for the hinge) of many supports.
@@ -346,6 +366,7 @@ def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool
     """
     X, y = _check_data(X, y, loss)
     r = check_positive(r, "r")
+    _check_scale(X, y, r, loss)
     S = np.atleast_2d(np.asarray(supports))
     for row in S:
         _as_support(row, X.shape[1], "supports")
@@ -404,24 +425,31 @@ def sensitivity(n: int, s: int, *, b_x, b_y=1.0, r, loss: str = "squared",
     bx, by, r = _bound(b_x, "b_x"), _bound(b_y, "b_y"), _bound(r, "r")
     if bound not in ("tight", "paper"):
         raise ValueError(f"bound must be 'tight' or 'paper', got {bound!r}")
-    if _check_loss(loss) == "hinge":
-        return (1.0 + r * bx * math.sqrt(s)) / n
-    if bound == "tight":
-        return (by + bx * r * math.sqrt(s)) ** 2
-    return 2 * by ** 2 + 2 * bx ** 2 * r ** 2 * s
+    with float_overflow("b_x, b_y, r", "the sensitivity"):
+        if _check_loss(loss) == "hinge":
+            d = (1.0 + r * bx * math.sqrt(s)) / n
+        elif bound == "tight":
+            d = (by + bx * r * math.sqrt(s)) ** 2
+        else:
+            d = 2 * by ** 2 + 2 * bx ** 2 * r ** 2 * s
+    return check_scale(d, "b_x, b_y, r", "sensitivity")
 
 
 def score_tolerance(n: int, *, b_y=1.0, loss: str = "squared") -> float:
     """The public bound gamma on the certified error of every computed score (see the derivation):
     1e-10 n b_y^2 for the squared loss, 1e-9 for the hinge loss. Mechanisms use Delta + 2 gamma."""
     n = check_int(n, "n", low=1)
-    return 1e-10 * n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1e-9
+    with float_overflow("b_y", "the score tolerance"):
+        g = 1e-10 * n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1e-9
+    return check_scale(g, "b_y", "score tolerance")
 
 # %% ../nbs/50_bss.ipynb #4d7cc410
 def score_upper_bound(n: int, *, b_y=1.0, loss: str = "squared") -> float:
     "A public upper bound on every score (beta = 0 is feasible): n b_y^2 (squared), 1 (hinge)."
     n = check_int(n, "n", low=1)
-    return n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1.0
+    with float_overflow("b_y", "the score bound"):
+        u = n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1.0
+    return check_scale(u, "b_y", "score bound")
 
 # %% ../nbs/50_bss.ipynb #3aece10a
 def _check_s(s, p: int) -> int:
