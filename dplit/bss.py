@@ -23,9 +23,9 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
-           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
-           'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
+__all__ = ['LOSSES', 'HIGHS_HUGE', 'BSS_AUDIT_ROWS', 'METHODS', 'support_scores', 'support_score', 'sensitivity',
+           'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend',
+           'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
            'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports', 'log_tail_count',
            'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError',
            'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample',
@@ -330,6 +330,9 @@ def _check_data(X, y, loss, min_rows: int = 1):
     return X, y
 
 
+HIGHS_HUGE = 1e15   # HiGHS's default large_matrix_value: larger matrix entries are refused
+
+
 def _check_scale(X, y, r, loss: str = "squared") -> None:
     """Refuse data whose scores cannot be computed in float64 (before any solver sees them).
 
@@ -343,6 +346,9 @@ def _check_scale(X, y, r, loss: str = "squared") -> None:
             big = float(y @ y) + 2 * r * float(np.linalg.norm(X.T @ y)) + r * r * F
         else:
             big = 1.0 + r * math.sqrt(F) * math.sqrt(len(y)) + len(y) * F
+    if loss == "hinge" and not (np.max(np.abs(X)) < HIGHS_HUGE and r < HIGHS_HUGE):
+        raise ValueError(f"X, r: entries of X and the radius r must stay below {HIGHS_HUGE:g} "
+                         "(HiGHS's large_matrix_value) for the hinge score's linear program")
     if not math.isfinite(big):
         raise ValueError("X, y, r: the scale of the data overflows float64 in the scores "
                          "(y'y + 2 r ||X'y|| + r^2 ||X||_F^2 for the squared loss); rescale X and "

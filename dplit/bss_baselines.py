@@ -86,7 +86,8 @@ def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
 
 def samp_agg_scale(s: int, n_blocks: int, epsilon) -> float:
     "Laplace scale 2s / (n_blocks epsilon): one block's s-hot vote moves in at most 2s coordinates."
-    return 2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon))
+    return check_scale(2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon)),
+                       "epsilon, n_blocks", "Laplace scale")
 
 # %% ../nbs/52_bss_baselines.ipynb #c010a1b2
 def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
@@ -118,6 +119,9 @@ def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, vote=None, rng=None
     """
     eps = check_epsilon(epsilon)
     X, y = check_X_y(X, y, min_rows=2)
+    with np.errstate(over="ignore", invalid="ignore"):      # the votes' Lasso paths need X'X, X'y
+        if not (np.isfinite(np.sum(X * X)) and np.isfinite(y @ y)):
+            raise ValueError("X, y: their squared norms overflow float64; rescale X and y")
     m = math.isqrt(X.shape[0]) if n_blocks is None else n_blocks
     v = samp_agg_votes(X, y, s, m, vote=lasso_vote if vote is None else vote)
     out = samp_agg_sample(v, s, samp_agg_scale(s, m, eps), rng)

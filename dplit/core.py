@@ -221,8 +221,8 @@ TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float64, about 2.
 def check_scale(x, name: str, what: str = "noise scale") -> float:
     """Validate a number derived from the inputs (a sensitivity, a noise scale, a bound).
 
-    It must be finite and, unless it is 0, a normal float64: a subnormal scale keeps few or no
-    significant bits, so the noise it calibrates is lost in rounding.
+    It must be finite and a normal float64 (not 0, not subnormal): a scale that underflowed keeps
+    few or no significant bits, so the noise it calibrates is lost in rounding.
 
     Parameters
     ----------
@@ -247,9 +247,10 @@ def check_scale(x, name: str, what: str = "noise scale") -> float:
     if not math.isfinite(v):
         raise ValueError(f"{name}: the {what} derived from it is not finite (float64 overflow); "
                          "rescale the data and bounds to moderate magnitudes")
-    if v != 0 and abs(v) < TINY:
-        raise ValueError(f"{name}: the {what} derived from it is subnormal (below {TINY:.3g}), "
-                         "so the noise would vanish in rounding; use a larger value")
+    if abs(v) < TINY:
+        raise ValueError(f"{name}: the {what} derived from it underflows float64 (below "
+                         f"{TINY:.3g}: a noise scale that small vanishes in rounding); use "
+                         "values of moderate magnitude")
     return v
 
 

@@ -25,6 +25,7 @@ from dplit.core import (
     check_X_y,
     compose,
 )
+from .core import check_finite_release, check_scale, float_overflow
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -869,8 +870,9 @@ def _eta_cost(eta, dlt: float, eps_n: float, paper_accounting: bool) -> tuple:
     """eta = P(n_tilde > n) and its data-level cost delta_n = eta e^{eps_n} (0 when the paper's
     accounting is reproduced or n_tilde is supplied by the caller, eps_n = 0)."""
     if eta is None:
-        eta = ETA_PAPER if paper_accounting else 0.1 * dlt * math.exp(-eps_n)
-    eta = check_delta(eta, "eta", positive=True)
+        eta = ETA_PAPER if paper_accounting else check_scale(
+            0.1 * dlt * math.exp(-eps_n), "epsilon, delta, n_share", "default eta")
+    eta = check_scale(check_delta(eta, "eta", positive=True), "eta", "failure probability")
     delta_n = 0.0 if (paper_accounting or eps_n == 0) else eta * math.exp(eps_n)
     if delta_n >= dlt:
         raise ValueError(
@@ -911,14 +913,19 @@ def tukey_budget(
     if not (0.0 <= share < 1.0) or math.isnan(share):
         raise ValueError(f"n_share must be in [0, 1), got {n_share!r}")
     eps_n = share * eps
-    eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
-    eps_T, delta_T = eps - eps_n, dlt - delta_n
-    if paper_accounting:
-        eps_in, delta_in = eps_T, delta_T
-    else:
-        eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
-    eps1 = eps_em = eps_in / 2
-    delta_lemma, tau = delta_in / (8 * math.exp(eps_em)), ptr_threshold(eps1, delta_in)
+    names = "epsilon, delta, n_share, eta"
+    with float_overflow(names, "the Tukey budget"):
+        eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
+        eps_T, delta_T = eps - eps_n, dlt - delta_n
+        if paper_accounting:
+            eps_in, delta_in = eps_T, delta_T
+        else:
+            eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
+        eps1 = eps_em = eps_in / 2
+        delta_lemma = delta_in / (8 * math.exp(eps_em))
+        for v, what in ((eps1, "eps1"), (delta_in, "delta_in"), (delta_lemma, "delta_lemma")):
+            check_scale(v, names, what)              # an underflow here would make tau infinite
+        tau = check_scale(ptr_threshold(eps1, delta_in), names, "PTR threshold")
     return TukeyBudget(eps, dlt, eps_n, eta, delta_n, eps_T, delta_T, eps_in, delta_in, eps1,
                        eps_em, delta_lemma, tau, bool(paper_accounting))
 
@@ -982,7 +989,11 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
     eps-DP under add/remove (count sensitivity 1)."""
     eps, e = check_epsilon(epsilon), check_delta(eta, "eta", positive=True)
     n = check_int(n, "n", low=0)
-    return n + as_rng(rng).laplace(0.0, 1.0 / eps) - math.log(1 / (2 * e)) / eps
+    with float_overflow("epsilon, eta", "the count's shift"):
+        shift = check_scale((math.log(2) + math.log(check_scale(e, "eta", "eta"))) / -eps,
+                            "epsilon, eta", "shift ln(1/(2 eta)) / epsilon")
+    b = check_scale(1.0 / eps, "epsilon", "noise scale")
+    return float(check_finite_release(n + as_rng(rng).laplace(0.0, b) - shift, "epsilon"))
 
 
 def inside_out_permutation(n: int, rng=None) -> np.ndarray:
