@@ -549,7 +549,8 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
     ints, gam = _to_grid(value, granularity)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l2")
-    s = discrete_gaussian_sigma(K, eps, dlt)
+    with float_overflow("sensitivity / (epsilon * granularity)", "the grid noise scale"):
+        s = discrete_gaussian_sigma(K, eps, dlt)
     if not s <= SCALE_LIMIT:
         raise ValueError("sensitivity / (epsilon * granularity): the grid noise scale exceeds "
                          f"{SCALE_LIMIT:.4g}; use a coarser granularity or a larger epsilon")

@@ -119,6 +119,9 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
     eta = check_in_range(eta, "eta", 0, 0.5, low_closed=False, high_closed=False)
     eta = check_scale(eta, "eta", "failure probability")
     count, selection, regression = _exact_split(eps, parts)
+    for share, part in (("count_share", parts[0]), ("selection_share", parts[1])):
+        if part:
+            check_scale(part, f"{share}, epsilon", "share of epsilon")
     with float_overflow("epsilon, count_share", "the count's delta eta exp(eps_count)"):
         d_count = _charge_up(eta * math.exp(count), dlt) if coupled else 0.0   # never below cost
     if d_count >= dlt:

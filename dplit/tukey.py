@@ -913,6 +913,8 @@ def tukey_budget(
     if not (0.0 <= share < 1.0) or math.isnan(share):
         raise ValueError(f"n_share must be in [0, 1), got {n_share!r}")
     eps_n = share * eps
+    if eps_n:
+        check_scale(eps_n, "n_share, epsilon", "count's epsilon")
     names = "epsilon, delta, n_share, eta"
     with float_overflow(names, "the Tukey budget"):
         eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
@@ -1146,6 +1148,20 @@ def _tukey_release(prof: ModelProfile, t: int, bud: TukeyBudget, g) -> tuple:
     return "ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M
 
 # %% ../nbs/13_tukey.ipynb #39601c45
+# Batch OLS squares the data (X'X) and divides y by it: every non-zero entry must have a normal
+# float64 square, |v| in [sqrt(TINY), sqrt(MAX)] ~ [1.5e-154, 1.3e154]; then a model's entries,
+# of size up to |y| / |x|, stay below ~1e308 instead of overflowing inside the pseudo-inverse.
+_OLS_LOW, _OLS_HIGH = math.sqrt(np.finfo(float).tiny), math.sqrt(np.finfo(float).max)
+
+
+def _check_ols_range(v: np.ndarray, name: str) -> None:
+    a = np.abs(v[v != 0])
+    if a.size and not (a.min() >= _OLS_LOW and a.max() <= _OLS_HIGH):
+        raise ValueError(f"{name}: non-zero entries must lie in [{_OLS_LOW:.2g}, {_OLS_HIGH:.2g}] "
+                         "in absolute value (their squares must be normal float64 numbers); "
+                         f"rescale {name}")
+
+
 def tukey_regression(
     X,
     y,
@@ -1189,6 +1205,8 @@ def tukey_regression(
     TukeyResult -- coefficients or None (bot) with the reason, and the spend.
     """
     X, y = check_X_y(X, y, min_rows=1)
+    _check_ols_range(X, "X")
+    _check_ols_range(y, "y")
     n, d = X.shape
     g = as_rng(rng)
     share = 0.0 if n_tilde is not None else n_share

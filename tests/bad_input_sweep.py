@@ -70,9 +70,10 @@ def _targets():
 
     T = {}
 
-    def add(name, kind, obj, base, xy="small", labels=False, method=None, ctor=None, only=None):
+    def add(name, kind, obj, base, xy="small", labels=False, method=None, ctor=None, only=None,
+            inf_ok=False):
         T[name] = dict(kind=kind, obj=obj, base=base, xy=xy, labels=labels, method=method,
-                       ctor=ctor or {}, only=only)
+                       ctor=ctor or {}, only=only, inf_ok=inf_ok)
 
     variant = ("X", "y", "epsilon", "s", "k", "r", "b_x", "b_y", "search", "time_limit")
 
@@ -109,6 +110,11 @@ def _targets():
     add("tukey_regression", "func", tukey.tukey_regression,
         dict(epsilon=1.0, delta=1e-5, rng=0, n_share=0.05, eta=None, paper_accounting=False,
              n_tilde=None, n_models=None), xy="big")
+    add("private_n_lower_bound", "func", tukey.private_n_lower_bound,
+        dict(n=100, epsilon=1.0, eta=1e-3, rng=0))
+    add("restricted_em_sample", "func", tukey.restricted_em_sample,
+        dict(models=_data(3, n=30, p=2)[0], t=3, epsilon=1.0, size=2, rng=0, profile=None,
+             mutant=None))
     add("tukey_budget", "func", tukey.tukey_budget,
         dict(epsilon=1.0, delta=1e-5, n_share=0.05, eta=None, paper_accounting=False))
     # Boosted AdaSSP
@@ -175,11 +181,17 @@ def _targets():
     add("mcmc_select", "func", bss_baselines.mcmc_select,
         dict(s=S, epsilon=1.0, delta=1e-3, B=3.5, b_x=0.5, b_y=0.5, n_iter=200, max_iter=1_000_000,
              rng=0))
+    add("samp_agg_sample", "func", bss_baselines.samp_agg_sample,
+        dict(votes=np.array([3.0, 1.0, 0.0, 2.0]), s=S, scale=1.0, rng=0, size=None))
+    add("top_r_sample", "func", bss.top_r_sample,
+        dict(supports=np.array([[0, 1], [0, 2], [1, 2]]), scores=np.array([0.1, 0.4, 0.5]), p=P,
+             s=S, epsilon=1.0, delta=1e-6, T=math.inf, rng=0, size=None))
     add("mcmc_sensitivity", "func", bss_baselines.mcmc_sensitivity, dict(B=3.5, b_x=0.5, b_y=0.5))
     add("mcmc_temperature", "func", bss_baselines.mcmc_temperature,
         dict(epsilon=1.0, B=3.5, b_x=0.5, b_y=0.5))
+    # not a release: a chain length, documented to be math.inf when no finite length suffices
     add("mcmc_steps", "func", bss_baselines.mcmc_steps,
-        dict(epsilon=1.0, delta=1e-3, n=N, p=P, s=S))
+        dict(epsilon=1.0, delta=1e-3, n=N, p=P, s=S), inf_ok=True)
     # sweep runner and audit
     add("run_sweep", "func", core.run_sweep,
         dict(task=_sweep_task, settings=[{"a": 1.0}, {"a": 2.0}], repeats=1, rng=0, n_jobs=1,
@@ -202,6 +214,8 @@ def _audit_mechanism(d, rng):
 # ------------------------------------------------------------------------------------------------ roles
 ROLES = {
     "X": "X", "y": "y", "value": "value", "utility": "vector", "scores": "vector",
+    "votes": "vector", "models": "models", "supports": "supports", "t": "size_k",
+    "profile": "object", "mutant": "choice",
     "rng": "rng", "random_state": "rng",
     "epsilon": "eps", "epsilon_test": "eps",
     "delta": "prob", "n_share": "prob", "count_share": "prob", "selection_share": "prob",
@@ -282,6 +296,17 @@ def _values(role, default):
                 ("complex", 1 + 1j, _R), ("None", None, _R),
                 ("object", np.array([None, 1.0], dtype=object), _R), ("empty", np.array([]), _A),
                 ("bool", True, _R)]
+    if role == "models":
+        M = _data(3, n=30, p=2)[0]
+        return [("nan", _put(M, np.nan), _R), ("inf", _put(M, np.inf), _R),
+                ("huge", M * 1e300, _A), ("subnormal", M * 1e-320, _A),
+                ("complex", M + 1j, _R), ("strings", M.astype(str), _R), ("1d", M[:, 0], _R),
+                ("empty", M[:0], _R), ("None", None, _R)]
+    if role == "supports":
+        return [("out_of_range", np.array([[0, 1], [0, 9], [1, 2]]), _R),
+                ("float", np.array([[0.5, 1], [0, 2], [1, 2]]), _R),
+                ("wrong_s", np.array([[0, 1, 2], [0, 2, 3], [1, 2, 3]]), _R),
+                ("None", None, _R), ("str", "x", _R), ("empty", np.zeros((0, 2), int), _A)]
     if role == "vector":
         return [("nan", np.array([0.1, np.nan, 0.2]), _R), ("inf", np.array([0.1, np.inf, 0.2]), _R),
                 ("huge", np.array([1e300, -1e300, 0.0]), _A), ("empty", np.array([]), _R),
@@ -560,7 +585,7 @@ def run_case(case_id):
             verdict = classify(exp, name, msg, k, _is_plain(e))
             return dict(id=case_id, verdict=verdict, detail=f"{name}: {msg[:300]}",
                         seconds=time.perf_counter() - t0)
-    bad = _nonfinite(out)
+    bad = None if (t["inf_ok"] and out == math.inf) else _nonfinite(out)
     if bad:
         verdict, detail = "nonfinite", bad
     elif exp == "raise":
