@@ -1210,6 +1210,9 @@ def tukey_regression(
     n, d = X.shape
     g = as_rng(rng)
     share = 0.0 if n_tilde is not None else n_share
+    if n_tilde is None and share == 0:
+        raise ValueError("n_share must be > 0 when n_tilde is not given (n_tilde is released "
+                         "with the budget share n_share * epsilon)")
     bud = tukey_budget(epsilon, delta, share, eta, paper_accounting)
     spend = tukey_spends(bud)
     if n_tilde is None:
