@@ -25,8 +25,8 @@ from .core import as_rng, check_in_range, check_int, check_positive, check_X_y
 SCIP_HUGE, SCIP_INFINITY = 1e15, 1e20
 
 
-def _check_time_limit(t, name: str = "time_limit") -> float:
-    return check_in_range(t, name, 0.0, SCIP_INFINITY, low_closed=False)
+def _check_time_limit(t, name: str = "time_limit", allow_zero: bool = False) -> float:
+    return check_in_range(t, name, 0.0, SCIP_INFINITY, low_closed=allow_zero)
 
 
 def _check_scip_numbers(values, name: str = "X, y, r") -> None:
@@ -443,7 +443,7 @@ def outer_approximation(
     -------
     (best support, its exact score, certified lower bound over the master's feasible set)
     """
-    time_limit = _check_time_limit(time_limit)
+    time_limit = _check_time_limit(time_limit, allow_zero=True)   # 0: out of time at once
     t0 = time.perf_counter()
     best = incumbent
     it = 0
