@@ -635,7 +635,8 @@ def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter
     T = need if n_iter is None else check_int(n_iter, "n_iter", low=0)
     if T < need or T > check_int(max_iter, "max_iter", low=0):
         raise ValueError(f"n_iter: the provable mixing bound needs {need:.3g} steps for "
-                         f"epsilon = {eps:g} and bounds B, b_x, b_y, delta = {dlt:g} at n = {n}, p = {p}, s = {s} (max_iter = {max_iter})")
+                         f"epsilon = {eps:g} and bounds B, b_x, b_y, "
+                         f"delta = {dlt:g} at n = {n}, p = {p}, s = {s} (max_iter = {max_iter})")
     S = mcmc_chains(l1_scorer(X, y, B), p, s, mcmc_temperature(eps, **bd), T, 1, rng)[0]
     return Release(tuple(S.tolist()), PrivacySpend(
         eps, mcmc_delta(eps, n, p, s, T, **bd), f"MCMC (Roy & Tewari), {T} steps", "substitute"))

@@ -250,9 +250,9 @@ def _dgauss_one(sigma2: Fraction, bits: ExactBits) -> int:
             return y
 
 # %% ../nbs/07_discrete.ipynb #bfb3e9ae
-# Draws are int64: a scale above 2^57 = 2^63 / 64 would let |Y| >= 2^63 happen with probability up
-# to 2 exp(-64) per draw (the discrete Laplace tail; the Gaussian's is far lighter at sigma <= 2^57),
-# and its float release would lose integer resolution anyway. Larger scales are refused up front.
+# Draws are int64. At scale t <= 2^57 = 2^63 / 64, P(|Y| >= 2^63) <= 2 exp(-64) per draw (the
+# discrete Laplace tail; the Gaussian's is far lighter at sigma <= 2^57); larger scales would
+# overflow int64 (and lose integer resolution in the float release): they are refused up front.
 SCALE_LIMIT = 2**57
 
 
