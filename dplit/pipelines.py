@@ -158,8 +158,10 @@ def private_count_lower_bound(n: int, epsilon, eta=PAPER_ETA, rng=None, size=Non
     n = check_int(n, "n", low=0)
     eps = check_epsilon(epsilon)
     eta = check_in_range(eta, "eta", 0, 0.5, low_closed=False, high_closed=False)
-    shift = check_scale((math.log(2) + math.log(check_scale(eta, "eta", "eta"))) / -eps,
-                        "epsilon, eta", "shift ln(1/(2 eta)) / epsilon")
+    with float_overflow("epsilon, eta", "the shift ln(1/(2 eta)) / epsilon"):
+        shift = math.log(1 / (2 * check_scale(eta, "eta", "eta"))) / eps   # as before: same bits
+    if not math.isfinite(shift):
+        raise ValueError("epsilon, eta: the shift ln(1/(2 eta)) / epsilon overflows float64")
     rel = laplace_mechanism(float(n), 1.0, eps, rng=rng, size=size)
     spend = PrivacySpend(eps, 0.0, "private lower bound on n (Laplace)", "add/remove",
                          rel.spend.events)

@@ -992,8 +992,9 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
     eps, e = check_epsilon(epsilon), check_delta(eta, "eta", positive=True)
     n = check_int(n, "n", low=0)
     with float_overflow("epsilon, eta", "the count's shift"):
-        shift = check_scale((math.log(2) + math.log(check_scale(e, "eta", "eta"))) / -eps,
-                            "epsilon, eta", "shift ln(1/(2 eta)) / epsilon")
+        shift = math.log(1 / (2 * check_scale(e, "eta", "eta"))) / eps   # the release's formula
+    if not math.isfinite(shift):                  # 0 (eta = 1/2) is a valid shift: no check_scale
+        raise ValueError("epsilon, eta: the shift ln(1/(2 eta)) / epsilon overflows float64")
     b = check_scale(1.0 / eps, "epsilon", "noise scale")
     return float(check_finite_release(n + as_rng(rng).laplace(0.0, b) - shift, "epsilon"))
 
@@ -1148,18 +1149,24 @@ def _tukey_release(prof: ModelProfile, t: int, bud: TukeyBudget, g) -> tuple:
     return "ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M
 
 # %% ../nbs/13_tukey.ipynb #39601c45
-# Batch OLS squares the data (X'X) and divides y by it: every non-zero entry must have a normal
-# float64 square, |v| in [sqrt(TINY), sqrt(MAX)] ~ [1.5e-154, 1.3e154]; then a model's entries,
-# of size up to |y| / |x|, stay below ~1e308 instead of overflowing inside the pseudo-inverse.
-_OLS_LOW, _OLS_HIGH = math.sqrt(np.finfo(float).tiny), math.sqrt(np.finfo(float).max)
+# Batch OLS solves each batch through an SVD pseudo-inverse (never X'X), and LAPACK rescales the
+# matrix internally: X and y times 1e-200 or 1e200 give the same fit, scaled. Two things break:
+# a subnormal entry (few significant bits; its reciprocal overflows in the pseudo-inverse) and
+# models beyond float64. A model's entries are of size about |y| / |x| (exactly so for one
+# column), so max |y| / min non-zero |x_ij| must stay below float64's maximum (compared in logs).
+# Zeros are exempt. A batch so ill-conditioned that its model still overflows is refused later.
+_OLS_TINY, _OLS_LOG_MAX = float(np.finfo(float).tiny), math.log(np.finfo(float).max)
 
 
-def _check_ols_range(v: np.ndarray, name: str) -> None:
-    a = np.abs(v[v != 0])
-    if a.size and not (a.min() >= _OLS_LOW and a.max() <= _OLS_HIGH):
-        raise ValueError(f"{name}: non-zero entries must lie in [{_OLS_LOW:.2g}, {_OLS_HIGH:.2g}] "
-                         "in absolute value (their squares must be normal float64 numbers); "
-                         f"rescale {name}")
+def _check_ols_range(X: np.ndarray, y: np.ndarray) -> None:
+    ax, ay = np.abs(X[X != 0]), np.abs(y[y != 0])
+    for a, name in ((ax, "X"), (ay, "y")):
+        if a.size and a.min() < _OLS_TINY:
+            raise ValueError(f"{name}: non-zero entries must be normal float64 numbers (|v| >= "
+                             f"{_OLS_TINY:.3g}); rescale {name}")
+    if ax.size and ay.size and math.log(ay.max()) - math.log(ax.min()) >= _OLS_LOG_MAX:
+        raise ValueError("X, y: max |y| / min non-zero |x_ij| exceeds float64's range, so the "
+                         "batch models would overflow; rescale X and y")
 
 
 def tukey_regression(
@@ -1205,8 +1212,7 @@ def tukey_regression(
     TukeyResult -- coefficients or None (bot) with the reason, and the spend.
     """
     X, y = check_X_y(X, y, min_rows=1)
-    _check_ols_range(X, "X")
-    _check_ols_range(y, "y")
+    _check_ols_range(X, y)
     n, d = X.shape
     g = as_rng(rng)
     share = 0.0 if n_tilde is not None else n_share
