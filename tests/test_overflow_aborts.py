@@ -150,3 +150,38 @@ def test_check_scale_bounds():
     for bad in (0.0, TINY / 2, math.inf, math.nan):
         with pytest.raises(ValueError, match="x"):
             check_scale(bad, "x")
+
+
+def _tukey_data(n=20000, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.uniform(-1, 1, (n, 2))
+    return X, X @ np.array([1.0, -2.0]) + 0.1 * g.standard_normal(n)
+
+
+def test_tukey_tiny_data_scaled_fit():
+    # the SVD pseudo-inverse is scale-equivariant and the depths are affine-invariant: X * 2^-600
+    # (about 2.4e-181, far below 1.5e-154) gives the same draws and the model times 2^600 (a
+    # power of two, so the scaling is exact up to LAPACK's own rounding: relative 1e-9 suffices)
+    X, y = _tukey_data()
+    a = tukey.tukey_regression(X, y, 1.0, 1e-5, rng=1)
+    b = tukey.tukey_regression(X * 2.0**-600, y, 1.0, 1e-5, rng=1)
+    assert a.status == b.status == "ok"
+    np.testing.assert_allclose(b.value * 2.0**-600, a.value, rtol=1e-9)
+
+
+def test_tukey_refuses_subnormal_and_overflowing_ratio():
+    X, y = _tukey_data(n=200)
+    with pytest.raises(ValueError, match="X"):
+        tukey.tukey_regression(X * 1e-320, y, 1.0, 1e-5, rng=1)
+    with pytest.raises(ValueError, match="X, y"):
+        tukey.tukey_regression(X * 1e-300, y * 1e300, 1.0, 1e-5, rng=1)
+
+
+def test_count_shift_bit_identical_and_half_eta_valid():
+    # the shift ln(1/(2 eta)) / epsilon is computed with the same expression as before the
+    # overflow guards, so the release is n + noise - shift to the bit; eta = 1/2 gives shift 0
+    for eps, eta in ((0.3, 1e-6), (0.07, 3e-9), (1.3, 0.2)):
+        noise = np.random.default_rng(3).laplace(0.0, 1.0 / eps)
+        assert tukey.private_n_lower_bound(1000, eps, eta, rng=3) == \
+            1000 + noise - math.log(1 / (2 * eta)) / eps
+    assert math.isfinite(tukey.private_n_lower_bound(1000, 0.3, 0.5, rng=3))
