@@ -131,11 +131,13 @@ def delta_lower_bound(k_hi, n_hi, k_lo, n_lo, epsilon: float, alpha: float = 0.0
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    return max(
-        0.0,
-        cp_lower(k_hi, n_hi, alpha / 2)
-        - math.exp(check_epsilon(epsilon)) * cp_upper(k_lo, n_lo, alpha / 2),
-    )
+    eps, up = check_epsilon(epsilon), cp_upper(k_lo, n_lo, alpha / 2)
+    # e^eps * up in log space: e^eps alone overflows above eps = 709; any product above e^700
+    # exceeds the probability cp_lower, so the bound is 0 there
+    # below eps = 700 the product is formed as before (same bits); above, in logs
+    shifted = 0.0 if up == 0 else (math.exp(eps) * up if eps < 700 else
+                                   math.exp(min(eps + math.log(up), 700.0)))
+    return max(0.0, cp_lower(k_hi, n_hi, alpha / 2) - shifted)
 
 # %% ../nbs/03_audit.ipynb #11e45be1
 @dataclass

@@ -30,6 +30,7 @@ from dplit.core import (
     spawn_rngs,
 )
 from .core import check_random_state, check_real_data
+from .core import check_finite_release, check_scale, float_overflow
 from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
@@ -158,9 +159,12 @@ def release_sensitivities(
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     cx, cr = check_positive(clip_x, "clip_x"), check_positive(clip_r, "clip_r")
-    if relation == "add/remove":
-        return {"gram": cx**2, "lmin": cx**2, "round": cx * cr}
-    return {"gram": math.sqrt(2) * cx**2, "lmin": cx**2, "round": 2 * cx * cr}
+    with float_overflow("clip_x, clip_r", "a release sensitivity"):
+        if relation == "add/remove":
+            out = {"gram": cx**2, "lmin": cx**2, "round": cx * cr}
+        else:
+            out = {"gram": math.sqrt(2) * cx**2, "lmin": cx**2, "round": 2 * cx * cr}
+    return {k: check_scale(v, "clip_x, clip_r", f"{k} sensitivity") for k, v in out.items()}
 
 # %% ../nbs/14_boosted_adassp.ipynb #d15a7c06
 @dataclass(frozen=True)
@@ -358,7 +362,7 @@ def ridge_from_release(
             z, c = 1.96, 1.96 * math.sqrt(d)
         else:
             rho = check_in_range(rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)
-            z, c = float(stats.norm.isf(rho)), 2 * math.sqrt(d) + 2 * math.sqrt(math.log(1 / rho))
+            z, c = float(stats.norm.isf(rho)), 2 * math.sqrt(d) + 2 * math.sqrt(-math.log(rho))
         out = np.maximum(0.0, c * sigma_gram - np.maximum(0.0, lam - z * sigma_lmin))
     return float(out) if out.ndim == 0 else out
 

@@ -19,23 +19,25 @@ from .core import (PrivacySpend, as_rng, check_array, check_binary_labels, check
                         check_epsilon,
                         check_int, check_positive, check_X_y)
 from .core import check_in_range, check_random_state, check_real_data
+from .core import check_scale, float_overflow
 from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score', 'sensitivity',
-           'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend',
-           'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp', 'clip_data',
-           'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports', 'log_tail_count',
-           'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select', 'GapConditionError',
-           'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_sample',
-           'lazy_bucket_argmax', 'bucket_gap', 'mistakes_select', 'ptr_pass_probability', 'mistakes_ptr_select',
-           'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law', 'worst_log_ratio',
-           'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss', 'verify_sensitivity',
-           'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table', 'verify_topr_exact_privacy',
-           'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy', 'gap_instance', 'mistakes_privacy_row',
-           'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table', 'ptr_bottom_table',
-           'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs', 'BestSubsetSelector']
+__all__ = ['LOSSES', 'HIGHS_HUGE', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score',
+           'sensitivity', 'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count',
+           'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp',
+           'clip_data', 'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports',
+           'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select',
+           'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member',
+           'mistakes_sample', 'lazy_bucket_argmax', 'bucket_gap', 'mistakes_select', 'ptr_pass_probability',
+           'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law',
+           'worst_log_ratio', 'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss',
+           'verify_sensitivity', 'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table',
+           'verify_topr_exact_privacy', 'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy',
+           'gap_instance', 'mistakes_privacy_row', 'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table',
+           'ptr_bottom_table', 'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs',
+           'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #e545cf3e
 import threading
@@ -448,6 +450,31 @@ def _check_data(X, y, loss, min_rows: int = 1):
         y = check_binary_labels(y, "y")
     return X, y
 
+
+HIGHS_HUGE = 1e15   # HiGHS's default large_matrix_value: larger matrix entries are refused
+
+
+def _check_scale(X, y, r, loss: str = "squared") -> None:
+    """Refuse data whose scores cannot be computed in float64 (before any solver sees them).
+
+    Squared loss: every term of R(S) = y'y - 2 b_S'beta + beta'G_S beta is at most
+    y'y + 2 r ||X'y|| + r^2 ||X||_F^2 in absolute value (||beta|| <= r, lambda_max(G_S) <=
+    trace G); hinge loss: margins are at most r max_i ||x_i|| and the dual's w = X'(y alpha)
+    has ||w||^2 <= n ||X||_F^2. If that bound overflows, some score or cut would be inf or NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = float(np.sum(X * X))
+        if loss == "squared":
+            big = float(y @ y) + 2 * r * float(np.linalg.norm(X.T @ y)) + r * r * F
+        else:
+            big = 1.0 + r * math.sqrt(F) * math.sqrt(len(y)) + len(y) * F
+    if loss == "hinge" and not (np.max(np.abs(X)) < HIGHS_HUGE and r < HIGHS_HUGE):
+        raise ValueError(f"X, r: entries of X and the radius r must stay below {HIGHS_HUGE:g} "
+                         "(HiGHS's large_matrix_value) for the hinge score's linear program")
+    if not math.isfinite(big):
+        raise ValueError("X, y, r: the scale of the data overflows float64 in the scores "
+                         "(y'y + 2 r ||X'y|| + r^2 ||X||_F^2 for the squared loss); rescale X and "
+                         "y (or use a smaller r)")
+
 # %% ../nbs/50_bss.ipynb #bb5264b1
 def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool = False):
     """Exact scores R(S, D) (Eq 4; App C for the hinge) of many supports.
@@ -466,6 +493,7 @@ def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool
     """
     X, y = _check_data(X, y, loss)
     r = check_positive(r, "r")
+    _check_scale(X, y, r, loss)
     S = np.atleast_2d(np.asarray(supports))
     for row in S:
         _as_support(row, X.shape[1], "supports")
@@ -524,24 +552,31 @@ def sensitivity(n: int, s: int, *, b_x, b_y=1.0, r, loss: str = "squared",
     bx, by, r = _bound(b_x, "b_x"), _bound(b_y, "b_y"), _bound(r, "r")
     if bound not in ("tight", "paper"):
         raise ValueError(f"bound must be 'tight' or 'paper', got {bound!r}")
-    if _check_loss(loss) == "hinge":
-        return (1.0 + r * bx * math.sqrt(s)) / n
-    if bound == "tight":
-        return (by + bx * r * math.sqrt(s)) ** 2
-    return 2 * by ** 2 + 2 * bx ** 2 * r ** 2 * s
+    with float_overflow("b_x, b_y, r", "the sensitivity"):
+        if _check_loss(loss) == "hinge":
+            d = (1.0 + r * bx * math.sqrt(s)) / n
+        elif bound == "tight":
+            d = (by + bx * r * math.sqrt(s)) ** 2
+        else:
+            d = 2 * by ** 2 + 2 * bx ** 2 * r ** 2 * s
+    return check_scale(d, "b_x, b_y, r", "sensitivity")
 
 
 def score_tolerance(n: int, *, b_y=1.0, loss: str = "squared") -> float:
     """The public bound gamma on the certified error of every computed score (see the derivation):
     1e-10 n b_y^2 for the squared loss, 1e-9 for the hinge loss. Mechanisms use Delta + 2 gamma."""
     n = check_int(n, "n", low=1)
-    return 1e-10 * n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1e-9
+    with float_overflow("b_y", "the score tolerance"):
+        g = 1e-10 * n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1e-9
+    return check_scale(g, "b_y", "score tolerance")
 
 # %% ../nbs/50_bss.ipynb #4d7cc410
 def score_upper_bound(n: int, *, b_y=1.0, loss: str = "squared") -> float:
     "A public upper bound on every score (beta = 0 is feasible): n b_y^2 (squared), 1 (hinge)."
     n = check_int(n, "n", low=1)
-    return n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1.0
+    with float_overflow("b_y", "the score bound"):
+        u = n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1.0
+    return check_scale(u, "b_y", "score bound")
 
 # %% ../nbs/50_bss.ipynb #3aece10a
 def _check_s(s, p: int) -> int:

@@ -15,6 +15,7 @@ from .audit import AuditCase, pmf_epsilon, register_audit
 from .bss import _all_supports, _check_s
 from .core import (PrivacySpend, as_rng, check_delta, check_epsilon, check_int, check_positive,
                         check_X_y, spawn_rngs)
+from .core import check_scale, float_overflow
 from .mechanisms import Release
 from .verify import register_check
 
@@ -85,7 +86,8 @@ def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
 
 def samp_agg_scale(s: int, n_blocks: int, epsilon) -> float:
     "Laplace scale 2s / (n_blocks epsilon): one block's s-hot vote moves in at most 2s coordinates."
-    return 2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon))
+    return check_scale(2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon)),
+                       "epsilon, n_blocks", "Laplace scale")
 
 # %% ../nbs/52_bss_baselines.ipynb #c010a1b2
 def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
@@ -117,6 +119,9 @@ def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, vote=None, rng=None
     """
     eps = check_epsilon(epsilon)
     X, y = check_X_y(X, y, min_rows=2)
+    with np.errstate(over="ignore", invalid="ignore"):      # the votes' Lasso paths need X'X, X'y
+        if not (np.isfinite(np.sum(X * X)) and np.isfinite(y @ y)):
+            raise ValueError("X, y: their squared norms overflow float64; rescale X and y")
     m = math.isqrt(X.shape[0]) if n_blocks is None else n_blocks
     if vote is not None and not callable(vote):
         raise TypeError(f"vote must be a callable (X, y, s) -> s indices or None, got "
@@ -397,13 +402,16 @@ def mcmc_sensitivity(*, B=3.5, b_x=0.5, b_y=0.5) -> float:
     """D_u = (B b_x + b_y)^2: the substitution sensitivity of R_B when |x_ij| <= b_x, |y_i| <= b_y
     (every residual is at most b_y + ||x||_inf ||beta||_1 in absolute value)."""
     B, bx, by = (check_positive(v, k) for v, k in ((B, "B"), (b_x, "b_x"), (b_y, "b_y")))
-    return (B * bx + by) ** 2
+    with float_overflow("B, b_x, b_y", "the sensitivity"):
+        d = (B * bx + by) ** 2
+    return check_scale(d, "B, b_x, b_y", "sensitivity")
 
 
 def mcmc_temperature(epsilon, *, B=3.5, b_x=0.5, b_y=0.5) -> float:
     """epsilon / (2 D_u): the inverse temperature at which the stationary law exp(-t R_B) is the
     epsilon-DP exponential mechanism (the score is not monotone under substitution)."""
-    return check_epsilon(epsilon) / (2 * mcmc_sensitivity(B=B, b_x=b_x, b_y=b_y))
+    return check_scale(check_epsilon(epsilon) / (2 * mcmc_sensitivity(B=B, b_x=b_x, b_y=b_y)),
+                       "epsilon, B, b_x, b_y", "inverse temperature")
 
 # %% ../nbs/52_bss_baselines.ipynb #c027a1b2
 def _kth_outside(cur, k) -> np.ndarray:
@@ -517,7 +525,8 @@ def _tv_terms(epsilon, n, p, s, B, b_x, b_y) -> tuple:
     t = mcmc_temperature(epsilon, B=B, b_x=b_x, b_y=b_y)
     n, p = check_int(n, "n", low=1), check_int(p, "p", low=2)
     s = check_int(s, "s", low=1, high=p - 1)
-    L = t * n * b_y ** 2
+    with float_overflow("epsilon, b_y", "the bound's exponent L"):
+        L = check_scale(t * n * float(b_y) ** 2, "epsilon, b_y", "exponent L")
     rate = math.log1p(-math.exp(-L) * _johnson_gap(p, s))
     return -math.log(2) + 0.5 * (L + math.log(-math.expm1(-L))), rate
 
@@ -545,7 +554,12 @@ def mcmc_delta(epsilon, n: int, p: int, s: int, n_iter: int, **bounds) -> float:
     """delta of the finite chain: min(1, (1 + e^eps) tau(T)), tau from `mcmc_log_tv_bound`
     (same parameters; `bounds` = B, b_x, b_y). Returns a float in [0, 1]."""
     lt = mcmc_log_tv_bound(epsilon, n, p, s, n_iter, **bounds)
-    return min(1.0, math.exp(min(0.0, math.log1p(math.exp(epsilon)) + lt)))
+    return min(1.0, math.exp(min(0.0, _log1p_exp(epsilon) + lt)))
+
+
+def _log1p_exp(x) -> float:
+    "log(1 + e^x) for x >= 0 without overflow (math.exp(x) overflows above x = 709)."
+    return float(x) + math.log1p(math.exp(-float(x)))
 
 
 def mcmc_steps(epsilon, delta, n: int, p: int, s: int, **bounds) -> float:
@@ -554,7 +568,7 @@ def mcmc_steps(epsilon, delta, n: int, p: int, s: int, **bounds) -> float:
     dlt = check_delta(delta, positive=True)
     bd = dict(dict(B=3.5, b_x=0.5, b_y=0.5), **bounds)
     log0, rate = _tv_terms(epsilon, n, p, s, bd["B"], bd["b_x"], bd["b_y"])
-    l0 = math.log1p(math.exp(epsilon)) + log0
+    l0 = _log1p_exp(epsilon) + log0
     if l0 <= math.log(dlt):
         return 0
     return math.inf if rate >= 0 else math.ceil((math.log(dlt) - l0) / rate)
@@ -628,6 +642,7 @@ def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter
     T = need if n_iter is None else check_int(n_iter, "n_iter", low=0)
     if T < need or T > check_int(max_iter, "max_iter", low=0):
         raise ValueError(f"n_iter: the provable mixing bound needs {need:.3g} steps for "
+                         f"epsilon = {eps:g} and bounds B, b_x, b_y, "
                          f"delta = {dlt:g} at n = {n}, p = {p}, s = {s} (max_iter = {max_iter})")
     S = mcmc_chains(l1_scorer(X, y, B), p, s, mcmc_temperature(eps, **bd), T, 1, rng)[0]
     return Release(tuple(S.tolist()), PrivacySpend(

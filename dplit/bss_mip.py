@@ -16,16 +16,34 @@ from .bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumer
                        mistakes_count, mistakes_select, score_tolerance, support_scores,
                        top_r_select)
 # private to dplit.bss: the exact scorers behind support_scores
-from .bss import _check_data, _hinge_solve, _squared_scores
-from .core import as_rng, check_int, check_positive, check_X_y
+from .bss import _check_data, _check_scale, _hinge_solve, _squared_scores
+from .core import as_rng, check_in_range, check_int, check_positive, check_X_y
+
+# SCIP reads any number of magnitude >= 1e20 as infinite and treats numbers above its
+# numerics/hugeval (default 1e15) as huge: no coefficient we hand it may reach 1e15, and no
+# time limit may exceed 1e20 seconds (SCIP refuses limits/time above its infinity).
+SCIP_HUGE, SCIP_INFINITY = 1e15, 1e20
+
+
+def _check_time_limit(t, name: str = "time_limit", allow_zero: bool = False) -> float:
+    return check_in_range(t, name, 0.0, SCIP_INFINITY, low_closed=allow_zero)
+
+
+def _check_scip_numbers(values, name: str = "X, y, r") -> None:
+    "Refuse numbers SCIP cannot take (NaN, inf, or beyond its hugeval) before it sees them."
+    a = np.asarray(values, dtype=float)
+    if not (np.all(np.isfinite(a)) and np.all(np.abs(a) < SCIP_HUGE)):
+        raise ValueError(f"{name}: the data's scale puts numbers beyond {SCIP_HUGE:g} (or inf/NaN) "
+                         "into SCIP's model; rescale X and y (or use a smaller r)")
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9', 'psd_shift', 'PerspectiveCuts',
-           'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
-           'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
-           'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds', 'hinge_data', 'HingeCuts', 'HingeOASearch',
-           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r']
+__all__ = ['SCIP_HUGE', 'SCIP_INFINITY', 'SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9',
+           'psd_shift', 'PerspectiveCuts', 'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r',
+           'verify_oa_exact', 'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds',
+           'kswap_candidates', 'MIPSearch', 'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds',
+           'hinge_data', 'HingeCuts', 'HingeOASearch', 'verify_hinge_cut_validity', 'verify_hinge_exact',
+           'verify_hinge_top_r_exact', 'bench_top_r']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -65,6 +83,9 @@ def mip9_kth_best(X, y, s: int, excluded=(), *, r, time_limit: float = 600.0):
     n, p = X.shape
     s = _check_s(s, p)
     r = check_positive(r, "r")
+    time_limit = _check_time_limit(time_limit)
+    _check_scale(X, y, r)
+    _check_scip_numbers(np.r_[(X.T @ X).ravel(), X.T @ y, y @ y, r * r])
     beta, theta, z = cp.Variable(p), cp.Variable(p, nonneg=True), cp.Variable(p, boolean=True)
     cons = [
         cp.sum(z) == s,
@@ -350,6 +371,7 @@ class CutMaster:
         self.m.setParam("numerics/dualfeastol", 1e-9)
         self.p, self.s, self.offset = p, s, float(offset)
         self.z = [self.m.addVar(f"z{i}", vtype="B") for i in range(p)]
+        _check_scip_numbers([float(lower) - self.offset])
         self.eta = self.m.addVar("eta", lb=float(lower) - self.offset, ub=None)
         self.m.addCons(quicksum(self.z) == s)
         self.m.setObjective(self.eta, "minimize")
@@ -377,6 +399,7 @@ class CutMaster:
         "eta >= value + grad . (z - z_S); `score` is the exact score of S (kept for the incumbent)."
         self._ready()
         const = value - self.offset - float(np.sum(grad[list(S)]))
+        _check_scip_numbers(np.r_[grad, const])
         nz = np.flatnonzero(grad)
         self.m.addCons(self.eta - self._qs(float(grad[i]) * self.z[i] for i in nz) >= const)
         self.scores[tuple(S)] = float(score)
@@ -424,6 +447,7 @@ def outer_approximation(
     -------
     (best support, its exact score, certified lower bound over the master's feasible set)
     """
+    time_limit = _check_time_limit(time_limit, allow_zero=True)   # 0: out of time at once
     t0 = time.perf_counter()
     best = incumbent
     it = 0
@@ -485,6 +509,8 @@ def oa_top_r(X, y, s: int, R: int, *, r, tol: float = 1e-9, time_limit: float = 
     """
     X, y = check_X_y(X, y, min_rows=1)
     s = _check_s(s, X.shape[1])
+    _check_scale(X, y, check_positive(r, "r"))
+    time_limit = _check_time_limit(time_limit)
     cuts = PerspectiveCuts(X, y, check_positive(r, "r"))
     master = CutMaster(X.shape[1], s, offset=0.0, abs_gap=tol * cuts.yy / 4)
     found, bounds = [], []
@@ -797,8 +823,8 @@ class _MIPSearchParams(SearchBackend):
                  warm_start: str = "iht"):
         self.tol = check_positive(tol, "tol")
         self.oa_tol = check_positive(oa_tol, "oa_tol")
-        self.oa2_time = check_positive(oa2_time, "oa2_time")
-        self.time_limit = check_positive(time_limit, "time_limit")
+        self.oa2_time = _check_time_limit(oa2_time, "oa2_time")
+        self.time_limit = _check_time_limit(time_limit)
         self.max_candidates = check_int(max_candidates, "max_candidates", low=1)
         if warm_start not in ("iht", "none"):
             raise ValueError(f"warm_start must be 'iht' or 'none', got {warm_start!r}")
@@ -825,7 +851,9 @@ class _MIPSearchParams(SearchBackend):
             raise ValueError(f"MIPSearch supports loss='squared' only, got {loss!r}")
         X, y = check_X_y(X, y, min_rows=1)
         s = _check_s(s, X.shape[1])
-        return X, y, s, check_positive(r, "r")
+        r = check_positive(r, "r")
+        _check_scale(X, y, r)
+        return X, y, s, r
 
 # %% ../nbs/51_bss_mip.ipynb #s0039c1d
 class _MIPSearchBest(_MIPSearchParams):
@@ -1264,7 +1292,7 @@ class _HingeOABase(SearchBackend):
 
     def __init__(self, *, tol: float = 1e-9, time_limit: float = 600.0):
         self.tol = check_positive(tol, "tol")
-        self.time_limit = check_positive(time_limit, "time_limit")
+        self.time_limit = _check_time_limit(time_limit)
         self._last = (None, None)
         self.max_pulls = None                     # a mutant for the check: stop pulling early
 
@@ -1272,7 +1300,9 @@ class _HingeOABase(SearchBackend):
         if loss != "hinge":
             raise ValueError(f"HingeOASearch supports loss='hinge' only, got {loss!r}")
         X, y = _check_data(X, y, "hinge")
-        return X, y, _check_s(s, X.shape[1]), check_positive(r, "r")
+        r = check_positive(r, "r")
+        _check_scale(X, y, r, "hinge")
+        return X, y, _check_s(s, X.shape[1]), r
 
     def _cuts(self, X, y, r) -> HingeCuts:
         "One HingeCuts per dataset (a one-entry cache: mistakes asks top_r, then the buckets)."

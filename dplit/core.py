@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
 # %% auto #0
-__all__ = ['RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool', 'check_delta', 'check_positive', 'check_in_range',
-           'check_int', 'check_k', 'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns',
-           'check_binary_labels', 'as_rng', 'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend',
-           'compose', 'ClippingWarning', 'warn_clipped', 'dask_client', 'run_sweep']
+__all__ = ['TINY', 'RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool', 'check_delta', 'check_positive',
+           'check_in_range', 'check_int', 'check_k', 'check_scale', 'float_overflow', 'check_finite_release',
+           'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
+           'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'ClippingWarning',
+           'warn_clipped', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -237,6 +239,90 @@ def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
             f"{name} must satisfy 1 <= {name} {'<=' if allow_all else '<'} d = {d}, got {k}"
         )
     return k
+
+# %% ../nbs/00_core.ipynb #ee0631c6
+TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float64, about 2.2e-308
+
+
+def check_scale(x, name: str, what: str = "noise scale") -> float:
+    """Validate a number derived from the inputs (a sensitivity, a noise scale, a bound).
+
+    It must be finite and a normal float64 (not 0, not subnormal): a scale that underflowed keeps
+    few or no significant bits, so the noise it calibrates is lost in rounding.
+
+    Parameters
+    ----------
+    x : float
+        The derived number.
+    name : str
+        The parameters it was derived from, named in the error message.
+    what : str
+        What the number is, for the message.
+
+    Returns
+    -------
+    float
+        The value as a Python float.
+
+    Raises
+    ------
+    ValueError
+        If the number overflowed (inf/NaN) or underflowed to a subnormal.
+    """
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"{name}: the {what} derived from it is not finite (float64 overflow); "
+                         "rescale the data and bounds to moderate magnitudes")
+    if abs(v) < TINY:
+        raise ValueError(f"{name}: the {what} derived from it underflows float64 (below "
+                         f"{TINY:.3g}: a noise scale that small vanishes in rounding); use "
+                         "values of moderate magnitude")
+    return v
+
+
+@contextmanager
+def float_overflow(name: str, what: str = "a derived quantity"):
+    """Turn Python's `OverflowError` inside the block into a `ValueError` naming `name`.
+
+    Parameters
+    ----------
+    name : str
+        The parameters whose size caused the overflow, named in the message.
+    what : str
+        What was being computed, for the message.
+    """
+    try:
+        yield
+    except OverflowError:
+        raise ValueError(f"{name}: {what} overflows float64; rescale to moderate magnitudes"
+                         ) from None
+
+
+def check_finite_release(value, name: str = "value"):
+    """The last check of a release function: every number in the release is finite.
+
+    Parameters
+    ----------
+    value : array_like
+        The noisy output about to be returned.
+    name : str
+        The input whose size made the release overflow, named in the message.
+
+    Returns
+    -------
+    array_like
+        `value`, unchanged.
+
+    Raises
+    ------
+    ValueError
+        If the release holds inf or NaN (it is refused, never returned).
+    """
+    a = np.asarray(value)
+    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: the release is not finite (float64 overflow); {name} and the "
+                         "noise scale must lie well inside float64's range")
+    return value
 
 # %% ../nbs/00_core.ipynb #332e8aa9
 def _check_real_dtype(A: np.ndarray, name: str) -> None:

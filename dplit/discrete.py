@@ -13,14 +13,15 @@ from scipy import optimize, special, stats
 
 from .core import PrivacySpend, as_rng, check_delta, check_epsilon, check_int, check_positive
 from .core import check_relation
+from .core import check_finite_release, float_overflow
 from .audit import register_audit
 from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_round', 'grid_sensitivity', 'ExactBits',
-           'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf', 'verify_discrete_samplers',
-           'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
+__all__ = ['SCALE_LIMIT', 'naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_round', 'grid_sensitivity',
+           'ExactBits', 'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf',
+           'verify_discrete_samplers', 'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
            'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
            'discrete_gaussian_mechanism', 'verify_discrete_audit_pairs']
 
@@ -165,11 +166,12 @@ def grid_sensitivity(sensitivity, granularity, d: int = 1, norm: str = "l1") -> 
     d = check_int(d, "d", low=1)
     if norm not in ("l1", "l2"):
         raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
-    if d == 1:
-        return float(math.ceil(s))
-    if norm == "l1":
-        return float(math.floor(s) + d)
-    return math.nextafter(math.nextafter(float(s) + math.sqrt(d), math.inf), math.inf)
+    with float_overflow("sensitivity / granularity", "the grid sensitivity"):
+        if d == 1:
+            return float(math.ceil(s))
+        if norm == "l1":
+            return float(math.floor(s) + d)
+        return math.nextafter(math.nextafter(float(s) + math.sqrt(d), math.inf), math.inf)
 
 
 # %% ../nbs/07_discrete.ipynb #b0910e14
@@ -249,9 +251,19 @@ def _dgauss_one(sigma2: Fraction, bits: ExactBits) -> int:
             return y
 
 # %% ../nbs/07_discrete.ipynb #bfb3e9ae
-def _as_fraction(x, name: str) -> Fraction:
-    check_positive(x, name)  # a real number > 0: strings such as "1" are refused, not parsed
-    return x if isinstance(x, Fraction) else Fraction(float(x))
+# Draws are int64. At scale t <= 2^57 = 2^63 / 64, P(|Y| >= 2^63) <= 2 exp(-64) per draw (the
+# discrete Laplace tail; the Gaussian's is far lighter at sigma <= 2^57); larger scales would
+# overflow int64 (and lose integer resolution in the float release): they are refused up front.
+SCALE_LIMIT = 2**57
+
+
+def _as_fraction(x, name: str, limit=SCALE_LIMIT) -> Fraction:
+    f = x if isinstance(x, Fraction) else Fraction(check_positive(x, name))
+    if not f > 0:
+        raise ValueError(f"{name} must be > 0")
+    if f > limit:
+        raise ValueError(f"{name} must be at most {limit:.4g} (draws must fit in int64)")
+    return f
 
 
 def _draw_many(one, param, size, rng) -> np.ndarray:
@@ -297,7 +309,7 @@ def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of int64
     """
-    return _draw_many(_dgauss_one, _as_fraction(sigma2, "sigma2"), size, rng)
+    return _draw_many(_dgauss_one, _as_fraction(sigma2, "sigma2", SCALE_LIMIT**2), size, rng)
 
 # %% ../nbs/07_discrete.ipynb #ebeef4fb
 def discrete_log_pmf(y, law: str, param) -> np.ndarray:
@@ -503,8 +515,12 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, granularity, rng=Non
     eps = check_epsilon(epsilon)
     check_relation(relation)  # before the draw
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l1")
-    z = discrete_laplace(Fraction(int(K)) / Fraction(eps), size=max(1, ints.size), rng=rng)
-    out = gam * (ints + z.reshape(ints.shape)).astype(float)
+    scale = Fraction(int(K)) / Fraction(eps)
+    if scale > SCALE_LIMIT:
+        raise ValueError("sensitivity / (epsilon * granularity): the grid noise scale exceeds "
+                         f"{SCALE_LIMIT:.4g}; use a coarser granularity or a larger epsilon")
+    z = discrete_laplace(scale, size=max(1, ints.size), rng=rng)
+    out = check_finite_release(gam * (ints + z.reshape(ints.shape)).astype(float))
     return Release(out, PrivacySpend(eps, 0.0, "discrete laplace", relation))
 
 # %% ../nbs/07_discrete.ipynb #8d69927c
@@ -536,9 +552,13 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     check_relation(relation)  # before the draw
     K = grid_sensitivity(sensitivity, gam, d=max(1, ints.size), norm="l2")
-    s = discrete_gaussian_sigma(K, eps, dlt)
+    with float_overflow("sensitivity / (epsilon * granularity)", "the grid noise scale"):
+        s = discrete_gaussian_sigma(K, eps, dlt)
+    if not s <= SCALE_LIMIT:
+        raise ValueError("sensitivity / (epsilon * granularity): the grid noise scale exceeds "
+                         f"{SCALE_LIMIT:.4g}; use a coarser granularity or a larger epsilon")
     z = discrete_gaussian(sigma2_up(s), size=max(1, ints.size), rng=rng)
-    out = gam * (ints + z.reshape(ints.shape)).astype(float)
+    out = check_finite_release(gam * (ints + z.reshape(ints.shape)).astype(float))
     return Release(out, PrivacySpend(eps, dlt, "discrete gaussian", relation))
 
 # %% ../nbs/07_discrete.ipynb #1b5d080b

@@ -15,6 +15,7 @@ from scipy import optimize, special, stats
 from .core import PrivacySpend, as_rng, check_array, check_delta, check_epsilon, check_int
 from .core import check_positive
 from .core import _real, check_bool, check_relation
+from .core import check_finite_release, check_scale
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -91,11 +92,11 @@ def laplace_mechanism(
     v = _value(value)
     eps = check_epsilon(epsilon)
     check_relation(relation)
-    b = check_positive(sensitivity, "sensitivity") / eps
+    b = check_scale(check_positive(sensitivity, "sensitivity") / eps, "sensitivity / epsilon")
     import dp_accounting
 
     shape = _shape(size, v.shape)  # checked before the generator is touched
-    out = v + as_rng(rng).laplace(0.0, b, size=shape)
+    out = check_finite_release(v + as_rng(rng).laplace(0.0, b, size=shape))
     return Release(
         out,
         PrivacySpend(
@@ -105,10 +106,10 @@ def laplace_mechanism(
 
 # %% ../nbs/02_mechanisms.ipynb #12c26a25
 def _em_scale(sensitivity, epsilon, monotonic: bool) -> float:
-    return check_epsilon(epsilon) / (
+    return check_scale(check_epsilon(epsilon) / (
         (1.0 if check_bool(monotonic, "monotonic") else 2.0)
         * check_positive(sensitivity, "sensitivity")
-    )
+    ), "epsilon / sensitivity", "exponential-mechanism scale")
 
 
 def exponential_log_probs(utility, sensitivity, epsilon, monotonic: bool = False) -> np.ndarray:
@@ -307,7 +308,8 @@ def peel_top_k(
     c = check_array(scores, "scores", ndim=1)
     k = check_int(k, "k", low=1, high=len(c))
     eps = check_epsilon(epsilon)
-    b = 2 * k * check_positive(sensitivity, "sensitivity") / eps
+    b = check_scale(2 * k * check_positive(sensitivity, "sensitivity") / eps,
+                    "sensitivity / epsilon")
     check_relation(relation)
     top = _race_top_k(c, k, b, as_rng(rng), _shape(size, c.shape))
     return Release(top, PrivacySpend(eps, 0.0, "peel", relation))
@@ -405,7 +407,8 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """
     D = check_positive(sensitivity, "sensitivity")
     e = check_epsilon(epsilon)
-    return _sigma_root(D, e, math.log(check_delta(delta, positive=True)))
+    sigma = _sigma_root(D, e, math.log(check_delta(delta, positive=True)))
+    return check_scale(sigma, "sensitivity / epsilon", "noise scale sigma")
 
 
 def _sigma_root(D: float, e: float, ld: float) -> float:
@@ -459,7 +462,7 @@ def gaussian_mechanism(
     import dp_accounting
 
     shape = _shape(size, v.shape)  # checked before the generator is touched
-    out = v + as_rng(rng).normal(0.0, sigma, size=shape)
+    out = check_finite_release(v + as_rng(rng).normal(0.0, sigma, size=shape))
     return Release(
         out,
         PrivacySpend(

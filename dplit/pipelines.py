@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from .core import (PrivacySpend, as_rng, check_array, check_delta, check_epsilon,
                         check_in_range, check_int, check_k, check_X_y, compose, spawn_rngs)
 from .core import check_no_constant_columns, check_random_state
+from .core import check_finite_release, check_scale, float_overflow
 from .dpkendall import dp_kendall, sub_lasso
 from .mechanisms import Release, laplace_mechanism
 from .verify import register_check
@@ -114,10 +115,16 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
     parts = [cs * eps if counts else 0.0, ss * eps if selector else 0.0]
     coupled = counts and regressor == "tukey"
     if eta is None:
-        eta = 0.1 * dlt * math.exp(-parts[0]) if coupled else PAPER_ETA
+        eta = check_scale(0.1 * dlt * math.exp(-parts[0]), "epsilon, delta, count_share",
+                          "default eta") if coupled else PAPER_ETA
     eta = check_in_range(eta, "eta", 0, 0.5, low_closed=False, high_closed=False)
+    eta = check_scale(eta, "eta", "failure probability")
     count, selection, regression = _exact_split(eps, parts)
-    d_count = _charge_up(eta * math.exp(count), dlt) if coupled else 0.0   # never below the cost
+    for share, part in (("count_share", parts[0]), ("selection_share", parts[1])):
+        if part:
+            check_scale(part, f"{share}, epsilon", "share of epsilon")
+    with float_overflow("epsilon, count_share", "the count's delta eta exp(eps_count)"):
+        d_count = _charge_up(eta * math.exp(count), dlt) if coupled else 0.0   # never below cost
     if d_count >= dlt:
         raise ValueError(f"eta = {eta:g} costs eta exp(eps_count) = {d_count:g} >= delta = "
                          f"{dlt:g}: lower eta")
@@ -152,11 +159,15 @@ def private_count_lower_bound(n: int, epsilon, eta=PAPER_ETA, rng=None, size=Non
     n = check_int(n, "n", low=0)
     eps = check_epsilon(epsilon)
     eta = check_in_range(eta, "eta", 0, 0.5, low_closed=False, high_closed=False)
+    with float_overflow("epsilon, eta", "the shift ln(1/(2 eta)) / epsilon"):
+        shift = math.log(1 / (2 * check_scale(eta, "eta", "eta"))) / eps   # as before: same bits
+    if not math.isfinite(shift):
+        raise ValueError("epsilon, eta: the shift ln(1/(2 eta)) / epsilon overflows float64")
     rel = laplace_mechanism(float(n), 1.0, eps, rng=rng, size=size)
-    shift = math.log(1 / (2 * eta)) / eps
     spend = PrivacySpend(eps, 0.0, "private lower bound on n (Laplace)", "add/remove",
                          rel.spend.events)
-    return Release((float(rel.value) if size is None else rel.value) - shift, spend)
+    out = (float(rel.value) if size is None else rel.value) - shift
+    return Release(check_finite_release(out, "epsilon"), spend)
 
 # %% ../nbs/15_pipelines.ipynb #b2a71aad
 def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None = None,

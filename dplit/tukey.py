@@ -26,6 +26,7 @@ from dplit.core import (
     compose,
 )
 from .core import check_bool, check_in_range, check_random_state
+from .core import check_finite_release, check_scale, float_overflow
 from .verify import register_benchmark, register_check
 
 # %% auto #0
@@ -870,8 +871,9 @@ def _eta_cost(eta, dlt: float, eps_n: float, paper_accounting: bool) -> tuple:
     """eta = P(n_tilde > n) and its data-level cost delta_n = eta e^{eps_n} (0 when the paper's
     accounting is reproduced or n_tilde is supplied by the caller, eps_n = 0)."""
     if eta is None:
-        eta = ETA_PAPER if paper_accounting else 0.1 * dlt * math.exp(-eps_n)
-    eta = check_delta(eta, "eta", positive=True)
+        eta = ETA_PAPER if paper_accounting else check_scale(
+            0.1 * dlt * math.exp(-eps_n), "epsilon, delta, n_share", "default eta")
+    eta = check_scale(check_delta(eta, "eta", positive=True), "eta", "failure probability")
     delta_n = 0.0 if (paper_accounting or eps_n == 0) else eta * math.exp(eps_n)
     if delta_n >= dlt:
         raise ValueError(
@@ -911,14 +913,21 @@ def tukey_budget(
     share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)
     paper_accounting = check_bool(paper_accounting, "paper_accounting")
     eps_n = share * eps
-    eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
-    eps_T, delta_T = eps - eps_n, dlt - delta_n
-    if paper_accounting:
-        eps_in, delta_in = eps_T, delta_T
-    else:
-        eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
-    eps1 = eps_em = eps_in / 2
-    delta_lemma, tau = delta_in / (8 * math.exp(eps_em)), ptr_threshold(eps1, delta_in)
+    if eps_n:
+        check_scale(eps_n, "n_share, epsilon", "count's epsilon")
+    names = "epsilon, delta, n_share, eta"
+    with float_overflow(names, "the Tukey budget"):
+        eta, delta_n = _eta_cost(eta, dlt, eps_n, paper_accounting)
+        eps_T, delta_T = eps - eps_n, dlt - delta_n
+        if paper_accounting:
+            eps_in, delta_in = eps_T, delta_T
+        else:
+            eps_in, delta_in = eps_T / 2, delta_T / (1 + math.exp(eps_T / 2))
+        eps1 = eps_em = eps_in / 2
+        delta_lemma = delta_in / (8 * math.exp(eps_em))
+        for v, what in ((eps1, "eps1"), (delta_in, "delta_in"), (delta_lemma, "delta_lemma")):
+            check_scale(v, names, what)              # an underflow here would make tau infinite
+        tau = check_scale(ptr_threshold(eps1, delta_in), names, "PTR threshold")
     return TukeyBudget(eps, dlt, eps_n, eta, delta_n, eps_T, delta_T, eps_in, delta_in, eps1,
                        eps_em, delta_lemma, tau, bool(paper_accounting))
 
@@ -982,7 +991,12 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
     eps-DP under add/remove (count sensitivity 1)."""
     eps, e = check_epsilon(epsilon), check_delta(eta, "eta", positive=True)
     n = check_int(n, "n", low=0)
-    return n + as_rng(rng).laplace(0.0, 1.0 / eps) - math.log(1 / (2 * e)) / eps
+    with float_overflow("epsilon, eta", "the count's shift"):
+        shift = math.log(1 / (2 * check_scale(e, "eta", "eta"))) / eps   # the release's formula
+    if not math.isfinite(shift):                  # 0 (eta = 1/2) is a valid shift: no check_scale
+        raise ValueError("epsilon, eta: the shift ln(1/(2 eta)) / epsilon overflows float64")
+    b = check_scale(1.0 / eps, "epsilon", "noise scale")
+    return float(check_finite_release(n + as_rng(rng).laplace(0.0, b) - shift, "epsilon"))
 
 
 def inside_out_permutation(n: int, rng=None) -> np.ndarray:
@@ -1135,6 +1149,26 @@ def _tukey_release(prof: ModelProfile, t: int, bud: TukeyBudget, g) -> tuple:
     return "ok", restricted_em_sample(None, t, bud.eps_em, 1, g, profile=prof).points[0], M
 
 # %% ../nbs/13_tukey.ipynb #39601c45
+# Batch OLS solves each batch through an SVD pseudo-inverse (never X'X), and LAPACK rescales the
+# matrix internally: X and y times 1e-200 or 1e200 give the same fit, scaled. Two things break:
+# a subnormal entry (few significant bits; its reciprocal overflows in the pseudo-inverse) and
+# models beyond float64. A model's entries are of size about |y| / |x| (exactly so for one
+# column), so max |y| / min non-zero |x_ij| must stay below float64's maximum (compared in logs).
+# Zeros are exempt. A batch so ill-conditioned that its model still overflows is refused later.
+_OLS_TINY, _OLS_LOG_MAX = float(np.finfo(float).tiny), math.log(np.finfo(float).max)
+
+
+def _check_ols_range(X: np.ndarray, y: np.ndarray) -> None:
+    ax, ay = np.abs(X[X != 0]), np.abs(y[y != 0])
+    for a, name in ((ax, "X"), (ay, "y")):
+        if a.size and a.min() < _OLS_TINY:
+            raise ValueError(f"{name}: non-zero entries must be normal float64 numbers (|v| >= "
+                             f"{_OLS_TINY:.3g}); rescale {name}")
+    if ax.size and ay.size and math.log(ay.max()) - math.log(ax.min()) >= _OLS_LOG_MAX:
+        raise ValueError("X, y: max |y| / min non-zero |x_ij| exceeds float64's range, so the "
+                         "batch models would overflow; rescale X and y")
+
+
 def tukey_regression(
     X,
     y,
@@ -1178,6 +1212,7 @@ def tukey_regression(
     TukeyResult -- coefficients or None (bot) with the reason, and the spend.
     """
     X, y = check_X_y(X, y, min_rows=1)
+    _check_ols_range(X, y)
     n, d = X.shape
     g = as_rng(rng)
     n_share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)  # even if unused
@@ -1187,6 +1222,9 @@ def tukey_regression(
     if n_models is not None:  # before n_tilde is drawn
         n_models = check_int(n_models, "n_models", low=1)
     share = 0.0 if n_tilde is not None else n_share
+    if n_tilde is None and share == 0:
+        raise ValueError("n_share must be > 0 when n_tilde is not given (n_tilde is released "
+                         "with the budget share n_share * epsilon)")
     bud = tukey_budget(epsilon, delta, share, eta, paper_accounting)
     spend = tukey_spends(bud)
     if n_tilde is None:
