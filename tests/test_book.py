@@ -126,6 +126,42 @@ MEASURE_JS = r"""
 """
 
 
+# Where the height of a page goes, per cell (run after MEASURE_JS, so MathJax has typeset). The classification of an
+# input as library source (an exported cell) is done in Python against the chapter's notebook (`reading`).
+READING_JS = r"""
+(() => {
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  const h = el => el ? el.getBoundingClientRect().height : 0;
+  const cells = [...article.querySelectorAll('div.cell')].map(c => {
+    const inp = c.querySelector('.cell_input');
+    const pre = inp && inp.querySelector('pre');
+    const det = c.querySelector('details.above-input');
+    const sum = det && det.querySelector('summary');
+    const outs = [...c.querySelectorAll('.cell_output')];
+    const imgs = outs.flatMap(o => [...o.querySelectorAll('img')]);
+    const notes = [...c.querySelectorAll('.dplit-note')];
+    const label = sum && sum.querySelector('.collapsed');
+    return {
+      text: pre ? pre.textContent.slice(0, 400) : '',
+      lines: pre ? pre.textContent.replace(/\n+$/, '').split('\n').length : 0,
+      input_h: h(inp), fold_h: h(sum), folded: !!det && !det.open,
+      fold_label: label ? label.textContent.trim() : '',
+      output_h: outs.reduce((s, o) => s + h(o), 0), figure_h: imgs.reduce((s, i) => s + h(i), 0),
+      outputs: outs.length, note: notes.length > 0, note_h: notes.reduce((s, n) => s + h(n), 0),
+      note_text: notes.map(n => n.textContent.trim()).join(' '),
+    };
+  });
+  const loose = [...article.querySelectorAll('img')].filter(i => !i.closest('div.cell'));
+  return {
+    page_h: document.documentElement.scrollHeight, view_h: window.innerHeight,
+    article_h: h(article), cells: cells,
+    api_h: [...article.querySelectorAll('.api-entry')].reduce((s, e) => s + h(e), 0),
+    md_figure_h: loose.reduce((s, i) => s + h(i), 0),
+  };
+})()
+"""
+
+
 class Chromium:
     """A headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``)."""
 
@@ -227,9 +263,10 @@ def measure_book(out: Path, shots=None) -> dict:
     out = Path(out)
     res, browser = {}, Chromium()
     try:
-        for page in book_pages(out):
+        for page, (_, nb_path) in zip(book_pages(out), _chapters()):
             browser.open(page.as_uri())
             res[page.relative_to(out).as_posix()] = m = browser.evaluate(MEASURE_JS)
+            m["reading"] = reading(browser.evaluate(READING_JS), nb_path)
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 browser.screenshot(Path(shots) / (page.relative_to(out).as_posix().replace("/", "_") + ".png"))
@@ -254,6 +291,104 @@ def report(measures: dict) -> str:
     lines.append(f"{'total':{w}s} " + " ".join(f"{tot[c]:13d}" for c in COLUMNS))
     lines.append(f"{'pages hit':{w}s} " + " ".join(f"{pages[c]:13d}" for c in COLUMNS))
     return "\n".join(lines)
+
+
+# ---- where the height goes (issue 22): library source, API entries, prose, figures, outputs ----
+
+CATEGORIES = ("library_code", "other_code", "folds", "api", "prose", "outputs", "notes", "figures")
+_EXPORTED = re.compile(r"^\s*#\|\s*export[si]?\b", re.M)
+
+
+def _code_key(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()[:200]
+
+
+def library_sources(nb_path: Path) -> set:
+    "Keys of the chapter's library source: the cells `#| export`, `#| exports` or `#| exporti` put in the package."
+    if nb_path.suffix != ".ipynb":
+        return set()
+    keys = set()
+    for c in json.loads(nb_path.read_text())["cells"]:
+        src = "".join(c["source"])
+        if c["cell_type"] == "code" and _EXPORTED.search(src):
+            keys.add(_code_key("\n".join(l for l in src.splitlines() if not re.match(r"\s*#\|", l))))
+    return keys
+
+
+def reading(raw: dict, nb_path: Path) -> dict:
+    """Heights (px) per category of one page, code lines shown, and the code cells that show nothing.
+
+    A code cell's visible input is library source when its text is an exported cell of the chapter, else other code;
+    the one-line summary of a folded input is a fold; an output's images are figures, its `.dplit-note` a note, the
+    rest output; `.api-entry` blocks are API entries; what remains of the article's height is prose (headings,
+    paragraphs, mathematics, Markdown tables, spacing)."""
+    lib = library_sources(nb_path)
+    r = dict.fromkeys(CATEGORIES, 0.0)
+    r.update(lines_library=0, lines_other=0, folded=0, empty=[], noted=0, cells=0)
+    for c in raw["cells"]:
+        is_lib = bool(c["text"]) and _code_key(c["text"]) in lib
+        r["library_code" if is_lib else "other_code"] += c["input_h"]
+        if c["input_h"] > 0:
+            r["lines_library" if is_lib else "lines_other"] += c["lines"]
+        r["folds"] += c["fold_h"]
+        r["folded"] += c["folded"]
+        r["figures"] += c["figure_h"]
+        r["notes"] += c["note_h"]
+        r["outputs"] += max(0.0, c["output_h"] - c["figure_h"] - c["note_h"])
+        r["cells"] += 1
+        r["noted"] += c["note"]
+        if c["text"] and not is_lib and not c["outputs"]:
+            r["empty"].append(c["text"].strip().split("\n")[0][:80])
+    r["api"] = raw["api_h"]
+    r["figures"] += raw["md_figure_h"]
+    shown = sum(r[k] for k in CATEGORIES if k != "prose")
+    r["prose"] = max(0.0, raw["article_h"] - shown)
+    r["article_h"], r["page_h"], r["screens"] = raw["article_h"], raw["page_h"], raw["page_h"] / raw["view_h"]
+    return r
+
+
+def reading_report(measures: dict) -> str:
+    "Screens per page and the share of the article's height per category; totals weighted by height."
+    cols = ("screens",) + CATEGORIES + ("lines_library", "lines_other", "folded", "noted", "empty")
+    w = max(len(p) for p in measures)
+    lines = [f"{'page':{w}s} " + " ".join(f"{c[:12]:>12s}" for c in cols)]
+    tot = dict.fromkeys(cols, 0.0)
+    for p, m in measures.items():
+        r = m["reading"]
+        row = {"screens": r["screens"], **{k: 100 * r[k] / max(r["article_h"], 1) for k in CATEGORIES},
+               **{k: r[k] for k in ("lines_library", "lines_other", "folded", "noted")}, "empty": len(r["empty"])}
+        for k in cols:
+            tot[k] += r[k] if k in CATEGORIES else row[k]
+        lines.append(f"{p:{w}s} " + " ".join(f"{row[k]:12.1f}" for k in cols))
+    height = sum(m["reading"]["article_h"] for m in measures.values())
+    for k in CATEGORIES:
+        tot[k] = 100 * tot[k] / max(height, 1)
+    lines.append(f"{'total (%)':{w}s} " + " ".join(f"{tot[k]:12.1f}" for k in cols))
+    lines.append(f"screens at {1280} px: {tot['screens']:.0f}; code (library source shown) {tot['library_code']:.0f}%, "
+                 f"all code {tot['library_code'] + tot['other_code']:.0f}%, API entries {tot['api']:.0f}%, "
+                 f"prose + figures {tot['prose'] + tot['figures']:.0f}%, outputs {tot['outputs']:.0f}%, "
+                 f"folds {tot['folds']:.0f}%; code cells without output or note: {int(tot['empty'])}; "
+                 f"bridge paragraphs: {len(bridge_paragraphs())}")
+    return "\n".join(lines)
+
+
+def bridge_paragraphs(root=None) -> list:
+    """Prose paragraphs that repeat the first docstring line of the function or class defined in the next cell.
+
+    The same detection as the project's before-stop hook: [(notebook, paragraph start), ...]."""
+    root = Path(root) if root else find_root()
+    norm = lambda t: re.sub(r"[`*_\\s]+", " ", t).strip().lower()  # noqa: E731 (as in the hook, "\\s" included)
+    found = []
+    for f in sorted((root / "nbs").glob("*.ipynb")):
+        cells = json.loads(f.read_text()).get("cells", [])
+        for c, nxt_cell in zip(cells, cells[1:]):
+            if c.get("cell_type") != "markdown" or nxt_cell.get("cell_type") != "code":
+                continue
+            src, nxt = "".join(c.get("source", [])), "".join(nxt_cell.get("source", []))
+            m = re.search(r'(?:def|class) \w+(?:\(.*?\))?[^:\n]*:\s*\n\s*r?\"\"\"\s*([^\n]{20,})', nxt, re.S)
+            if m and norm(m.group(1))[:30] in norm(src):
+                found.append((f.name, src.strip()[:80]))
+    return found
 
 
 def _chapters():
@@ -411,5 +546,6 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     ms = measure_book(out, shots=a.shots)
     print(report(ms))
+    print(reading_report(ms))
     print("code column (characters per line, narrowest page):", min(m["code_fit"] for m in ms.values()))
     print(f"(measured {len(ms)} pages in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
