@@ -578,6 +578,12 @@ table.dplit-record th, table.dplit-record td {
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
+/* API entries: compact cards (a reference, read by scanning) */
+div.api-entry.admonition { font-size: 0.9em; margin: 0.8em 0; padding-top: 0.1em; padding-bottom: 0.2em; }
+div.api-entry.admonition p.admonition-title { margin-bottom: 0.3em; padding-top: 0.3em; padding-bottom: 0.3em; }
+div.api-entry p, div.api-entry ul { margin-top: 0.15em; margin-bottom: 0.15em; }
+div.api-entry ul { padding-left: 1.2em; }
+div.api-entry li > p { margin: 0; }
 /* long output lines, wide tables and code scroll sideways inside their block instead of wrapping
    to column 0 or spilling over the page */
 div.cell_output pre { white-space: pre; overflow-x: auto; }
