@@ -509,8 +509,14 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
 
 
 # %% ../nbs/05_book.ipynb #0756edd1
+def _anchor_targets(text: str) -> str:
+    "An HTML anchor opening a line (`<a id=\"x\"></a>`) becomes a MyST target `(x)=`: links to it resolve."
+    return re.sub(r'^<a id="([\w-]+)"></a>[ \t]*', r"(\1)=\n", text, flags=re.M)
+
+
 def process_notebook(src, dst, extra_cells=()) -> Path:
-    """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised.
+    """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised,
+    and an HTML anchor that opens a line becomes a MyST target (Sphinx then checks the links to it).
 
     Parameters
     ----------
@@ -528,7 +534,7 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix == ".md":
         extra = "".join("\n\n" + "".join(c["source"]) for c in extra_cells)
-        text = normalise_markdown(src.read_text(encoding="utf-8")) + extra
+        text = _anchor_targets(normalise_markdown(src.read_text(encoding="utf-8"))) + extra
         dst.write_text(text, encoding="utf-8")
         return dst
     nb = json.loads(src.read_text(encoding="utf-8"))
