@@ -340,13 +340,15 @@ def _defined_names(code: str) -> tuple[list, list]:
         body = ast.parse(code).body
     except SyntaxError:
         return [], []
-    defs = [n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    defs = [n.name for n in body if isinstance(n, kinds)]
     assigned = []
     for n in body:
         targets = (n.targets if isinstance(n, ast.Assign)
                    else [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else [])
         for t in targets:
-            assigned += [x.id for x in ast.walk(t) if isinstance(x, ast.Name) and x.id not in assigned]
+            assigned += [x.id for x in ast.walk(t)
+                         if isinstance(x, ast.Name) and x.id not in assigned]
     return defs, assigned
 
 
@@ -415,7 +417,8 @@ def silent_note(code: str, slow: bool = False, chapter: str = "") -> str:
     """
     if slow:
         path = f"nbs/{chapter}" if chapter else "the chapter"
-        return ("Not run for this book: a long sweep (a <code>#| slow</code> cell, skipped by default). "
+        return ("Not run for this book: a long sweep (a <code>#| slow</code> cell, "
+                "skipped by default). "
                 f"Run it with <code>nbdev_test --flags slow --path {path}</code>.")
     try:
         body = ast.parse(code).body
@@ -493,7 +496,8 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
         return [c]
     if source_cell and len(code.splitlines()) > FOLD_LINES:
         _fold(c, fold_label(code))
-    if not source_cell and _has_figure(c["outputs"]) and "remove-input" not in c["metadata"].get("tags", []):
+    echo = "remove-input" not in c["metadata"].get("tags", [])
+    if not source_cell and echo and _has_figure(c["outputs"]):
         _fold(c, f"Plot code ({len(code.splitlines())} lines)")
     if not source_cell and not c["outputs"]:
         note = silent_note(code, slow="slow" in d, chapter=chapter)
@@ -510,7 +514,7 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
 
 # %% ../nbs/05_book.ipynb #0756edd1
 def _anchor_targets(text: str) -> str:
-    "An HTML anchor opening a line (`<a id=\"x\"></a>`) becomes a MyST target `(x)=`: links to it resolve."
+    "An HTML anchor opening a line (`<a id=\"x\"></a>`) becomes a MyST target `(x)=`."
     return re.sub(r'^<a id="([\w-]+)"></a>[ \t]*', r"(\1)=\n", text, flags=re.M)
 
 
@@ -585,8 +589,10 @@ table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
 /* API entries: compact cards (a reference, read by scanning) */
-div.api-entry.admonition { font-size: 0.9em; margin: 0.8em 0; padding-top: 0.1em; padding-bottom: 0.2em; }
-div.api-entry.admonition p.admonition-title { margin-bottom: 0.3em; padding-top: 0.3em; padding-bottom: 0.3em; }
+div.api-entry.admonition {
+  font-size: 0.9em; margin: 0.8em 0; padding-top: 0.1em; padding-bottom: 0.2em; }
+div.api-entry.admonition p.admonition-title {
+  margin-bottom: 0.3em; padding-top: 0.3em; padding-bottom: 0.3em; }
 div.api-entry p, div.api-entry ul { margin-top: 0.15em; margin-bottom: 0.15em; }
 div.api-entry ul { padding-left: 1.2em; }
 div.api-entry li > p { margin: 0; }
@@ -594,11 +600,13 @@ div.api-entry li > p { margin: 0; }
    to column 0 or spilling over the page */
 div.cell_output pre { white-space: pre; overflow-x: auto; }
 div.cell_output > div, div.cell_output .output { max-width: 100%; overflow-x: auto; }
-article .pst-scrollable-table-container, article .table-wrapper { max-width: 100%; overflow-x: auto; }
+article .pst-scrollable-table-container, article .table-wrapper {
+  max-width: 100%; overflow-x: auto; }
 /* folded source: one line, the summary that names what it defines */
 details.hide.above-input { margin: 0.3em 0; padding: 0.1em 0.6em; }
 details.hide.above-input summary p.admonition-title { font-weight: normal; font-size: 0.9em; }
-details.hide.above-input summary p.collapsed.admonition-title { font-family: var(--pst-font-family-monospace); }
+details.hide.above-input summary p.collapsed.admonition-title {
+  font-family: var(--pst-font-family-monospace); }
 /* why a code cell shows no output */
 p.dplit-note { font-style: italic; font-size: 0.9em; color: #555; margin: 0.2em 0; }
 /* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window
@@ -716,7 +724,8 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
         shutil.copytree(html, out)
         (out / ".sphinx-warnings.txt").write_text(text, encoding="utf-8")
     if warnings:
-        print(f"dplit book: {len(warnings)} Sphinx warnings (all in {out / '.sphinx-warnings.txt'}):",
+        kept = out / ".sphinx-warnings.txt"
+        print(f"dplit book: {len(warnings)} Sphinx warnings (all in {kept}):",
               *warnings[:10], sep="\n", file=sys.stderr)
     return out / "index.html"
 
