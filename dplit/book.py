@@ -398,6 +398,30 @@ def _set_stmt(n) -> bool:
                           ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
+_SHOWING = {"print", "pprint", "display", "show", "imshow", "savefig", "figure", "subplots",
+            "subplot", "hist", "scatter", "bar", "barh", "heatmap", "Markdown", "HTML"}
+
+
+def _may_show(body) -> bool:
+    """A call run by `body` that prints or draws: `print`, `display`, `plt.*`, a name with "plot".
+
+    Bodies of functions and lambdas are not run by the cell and are not searched."""
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Call):
+            f = n.func
+            attr = isinstance(f, ast.Attribute)
+            name = f.id if isinstance(f, ast.Name) else f.attr if attr else ""
+            base = f.value.id if attr and isinstance(f.value, ast.Name) else ""
+            if name in _SHOWING or "plot" in name.lower() or base in ("plt", "sns", "display"):
+                return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
 def silent_note(code: str, slow: bool = False, chapter: str = "") -> str:
     """Why a code cell shows no output, as one sentence of HTML ("" when there is no good reason).
 
@@ -424,7 +448,7 @@ def silent_note(code: str, slow: bool = False, chapter: str = "") -> str:
         body = ast.parse(code).body
     except SyntaxError:
         return ""
-    if not body:
+    if not body or _may_show(body):  # it prints or draws: its output is missing, not absent
         return ""
     if any(map(_check_stmt, body)) and all(_check_stmt(n) or _set_stmt(n) for n in body):
         return ("No output: a check, silent when every assertion holds "
