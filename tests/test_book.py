@@ -146,7 +146,8 @@ READING_JS = r"""
     return {
       text: pre ? pre.textContent.slice(0, 400) : '',
       lines: pre && !closed(pre) ? pre.textContent.replace(/\n+$/, '').split('\n').length : 0,
-      input_h: h(inp), fold_h: sum ? sum.getBoundingClientRect().height : 0, folded: !!det && !det.open,
+      cell_h: h(c), input_h: h(inp), fold_h: sum ? sum.getBoundingClientRect().height : 0,
+      folded: !!det && !det.open,
       fold_label: label ? label.textContent.trim() : '',
       output_h: outs.reduce((s, o) => s + h(o), 0), figure_h: imgs.reduce((s, i) => s + h(i), 0),
       outputs_hidden: outs.filter(o => h(o) === 0).length, shown: !closed(inp),
@@ -317,7 +318,7 @@ def report(measures: dict) -> str:
 
 # ---- where the height goes (issue 22): library source, API entries, prose, figures, outputs ----
 
-CATEGORIES = ("library_code", "other_code", "folds", "api", "prose", "outputs", "notes", "figures")
+CATEGORIES = ("library_code", "other_code", "folds", "api", "prose", "outputs", "notes", "figures", "cell_gaps")
 _EXPORTED = re.compile(r"^\s*#\|\s*export[si]?\b", re.M)
 
 
@@ -342,8 +343,11 @@ def reading(raw: dict, nb_path: Path) -> dict:
 
     A code cell's visible input is library source when its text is an exported cell of the chapter, else other code;
     the one-line summary of a folded input is a fold; an output's images are figures, its `.dplit-note` a note, the
-    rest output; `.api-entry` blocks are API entries; what remains of the article's height is prose (headings,
-    paragraphs, mathematics, Markdown tables, spacing)."""
+    rest output; the rest of a code cell's box (padding between input and output) is a cell gap; `.api-entry`
+    blocks are API entries; what remains of the article's height is prose (headings, paragraphs, mathematics,
+    Markdown tables, and the margins between blocks: attributing the margins around code cells and API entries to
+    them instead, as an upper bound on what the prose could lose, gave 39% prose + figures at 562 screens, against
+    45% with this attribution)."""
     lib = library_sources(nb_path)
     r = dict.fromkeys(CATEGORIES, 0.0)
     r.update(lines_library=0, lines_other=0, folded=0, empty=[], noted=0, cells=0, open_long=[], outputs_hidden=0)
@@ -358,9 +362,11 @@ def reading(raw: dict, nb_path: Path) -> dict:
         r["notes"] += c["note_h"]
         r["outputs"] += max(0.0, c["output_h"] - c["figure_h"] - c["note_h"])
         r["cells"] += 1
+        # the padding inside a code cell's box (between input and output) belongs to the cell, not to the prose
+        r["cell_gaps"] += max(0.0, c["cell_h"] - c["input_h"] - c["fold_h"] - c["output_h"])
         r["noted"] += c["note"]
-        if c["text"] and not is_lib and not c["outputs"]:
-            r["empty"].append(c["text"].strip().split("\n")[0][:80])
+        if not is_lib and not c["outputs"]:  # an input-less (echo: false) cell without output shows nothing at all
+            r["empty"].append(c["text"].strip().split("\n")[0][:80] if c["text"] else "(input not shown)")
         if is_lib and c["input_h"] > 0 and c["lines"] > FOLD_LINES:
             r["open_long"].append(f"{c['lines']} lines: {c['text'].strip().splitlines()[0][:60]}")
         r["outputs_hidden"] += c["outputs_hidden"]
@@ -562,12 +568,15 @@ def test_renderer_writes_only_into_its_output_folder(book):
 
 
 # ---- issue 22: the book reads like a book ----
-# Budgets: what the book measured when these tests were written (ratchets: lower them as the chapters improve).
-# Issue 22's goal is <= 550 screens at 1280 px with prose + figures >= 40% of the height, 0 bridge paragraphs and
-# a build with warnings as errors. Before the renderer folded library source: 1058 screens, prose + figures 25%.
+# Budgets. Issue 22's goal is <= 550 screens at 1280 px with prose + figures >= 40% of the height, 0 bridge
+# paragraphs and a build with warnings as errors. Before the renderer folded library source: 1058 screens, prose +
+# figures 26%. SCREENS_BUDGET and BRIDGES_BUDGET are ratchets, not derived tolerances: Chromium's layout of a given
+# build is deterministic (two builds of this branch measured 561.9 screens both), so the headroom above 562 is room
+# left for the chapters' parallel edits, a policy choice; lower them as the chapters improve. NOT met yet: 550
+# screens (562) and 0 bridges (89: the budget only stops growth).
 SCREENS_BUDGET = 600  # measured 562 after the renderer folded source and compacted API entries (1058 before)
-BRIDGES_BUDGET = 89
-PROSE_SHARE_FLOOR = 0.40  # issue 22's floor; measured 47% after (26% before)
+BRIDGES_BUDGET = 89  # the count before and after this renderer change (the chapters still have them)
+PROSE_SHARE_FLOOR = 0.40  # issue 22's floor; measured 45% after (see `reading` for what counts as prose)
 WARNINGS_BUDGET = 0  # the build had 0 warnings once the bibliography's anchors became targets: warnings are errors
 
 
