@@ -16,8 +16,9 @@ import tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries', 'process_cell',
-           'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages', 'render_readme']
+__all__ = ['FOLD_LINES', 'find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries', 'fold_label',
+           'silent_note', 'process_cell', 'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages',
+           'render_readme']
 
 # %% ../nbs/05_book.ipynb #5fd394a5
 def find_root(start=None) -> Path:
@@ -329,8 +330,154 @@ def _tag(cell, tag):
     if tag not in tags:
         tags.append(tag)
 
+# %% ../nbs/05_book.ipynb #f01d1abe
+FOLD_LINES = 12  # an exported cell longer than this is folded in the book (see above)
+
+
+def _defined_names(code: str) -> tuple[list, list]:
+    "Top-level (functions and classes, assigned names) of `code`; ([], []) if it does not parse."
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return [], []
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    defs = [n.name for n in body if isinstance(n, kinds)]
+    assigned = []
+    for n in body:
+        targets = (n.targets if isinstance(n, ast.Assign)
+                   else [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else [])
+        for t in targets:
+            assigned += [x.id for x in ast.walk(t)
+                         if isinstance(x, ast.Name) and x.id not in assigned]
+    return defs, assigned
+
+
+def _listing(names: list, k: int = 3) -> str:
+    shown = ", ".join(names[:k])
+    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
+
+
+def fold_label(code: str) -> str:
+    """The one-line summary of a folded source cell: what it defines and how many lines it has.
+
+    Parameters
+    ----------
+    code : str
+        The cell's code (directive lines removed).
+
+    Returns
+    -------
+    str
+        For example ``"Source: laplace_mechanism, gaussian_mechanism (31 lines)"`` (plain text: the
+        summary line shows no Markdown).
+    """
+    defs, assigned = _defined_names(code)
+    what = _listing(defs or assigned) or "code"
+    return f"Source: {what} ({len(code.splitlines())} lines)"
+
+
+def _check_stmt(n) -> bool:
+    "An assertion, a `test_*` call, or a loop/with/if block made only of those and assignments."
+    if isinstance(n, ast.Assert):
+        return True
+    if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+        f = n.value.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        return name.startswith("test_")
+    if isinstance(n, (ast.For, ast.While, ast.With, ast.If)):
+        body = n.body + getattr(n, "orelse", [])
+        return any(map(_check_stmt, body)) and all(_check_stmt(b) or _set_stmt(b) for b in body)
+    return False
+
+
+def _set_stmt(n) -> bool:
+    "A definition, an assignment or an import, or a loop/with/if block made only of those."
+    if isinstance(n, (ast.For, ast.While, ast.With, ast.If)):
+        return all(map(_set_stmt, n.body + getattr(n, "orelse", [])))
+    return isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom,
+                          ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
+_SHOWING = {"print", "pprint", "display", "show", "imshow", "savefig", "figure", "subplots",
+            "subplot", "hist", "scatter", "bar", "barh", "heatmap", "Markdown", "HTML"}
+
+
+def _may_show(body) -> bool:
+    """A call run by `body` that prints or draws: `print`, `display`, `plt.*`, a name with "plot".
+
+    Bodies of functions and lambdas are not run by the cell and are not searched."""
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Call):
+            f = n.func
+            attr = isinstance(f, ast.Attribute)
+            name = f.id if isinstance(f, ast.Name) else f.attr if attr else ""
+            base = f.value.id if attr and isinstance(f.value, ast.Name) else ""
+            if name in _SHOWING or "plot" in name.lower() or base in ("plt", "sns", "display"):
+                return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def silent_note(code: str, slow: bool = False, chapter: str = "") -> str:
+    """Why a code cell shows no output, as one sentence of HTML ("" when there is no good reason).
+
+    Parameters
+    ----------
+    code : str
+        The cell's code (directive lines removed).
+    slow : bool
+        The cell is marked `#| slow` (a long sweep the default runs skip).
+    chapter : str
+        The chapter's file name, for the command that runs a slow cell.
+
+    Returns
+    -------
+    str
+        The note, or "" for a cell that should have shown something.
+    """
+    if slow:
+        path = f"nbs/{chapter}" if chapter else "the chapter"
+        return ("Not run for this book: a long sweep (a <code>#| slow</code> cell, "
+                "skipped by default). "
+                f"Run it with <code>nbdev_test --flags slow --path {path}</code>.")
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return ""
+    if not body or _may_show(body):  # it prints or draws: its output is missing, not absent
+        return ""
+    if any(map(_check_stmt, body)) and all(_check_stmt(n) or _set_stmt(n) for n in body):
+        return ("No output: a check, silent when every assertion holds "
+                "(<code>nbdev_test</code> runs it and fails otherwise).")
+    if all(map(_set_stmt, body)):
+        defs, assigned = _defined_names(code)
+        names = ", ".join(f"<code>{n}</code>" for n in (defs + assigned)[:4]) or "names"
+        return f"No output: this cell only defines {names} for the cells below."
+    return ""
+
+
+def _note_output(note: str) -> dict:
+    text = re.sub(r"<[^>]+>", "", note)
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": f'<p class="dplit-note">{note}</p>', "text/plain": text}}
+
+
+def _fold(cell, label):
+    "Fold the cell's input under `label` (MyST-NB's hide-input with a cell-level prompt)."
+    _tag(cell, "hide-input")
+    cell["metadata"]["mystnb"] = {"code_prompt_show": label, "code_prompt_hide": "Hide: " + label}
+
+
+def _has_figure(outputs) -> bool:
+    return any(k.startswith("image/") for o in outputs for k in o.get("data", {}))
+
+
 # %% ../nbs/05_book.ipynb #db529902
-def process_cell(c: dict, module: str = "") -> list[dict]:
+def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
     """The cells a reader sees for one source cell (none, the cell, or it and its API entries).
 
     Parameters
@@ -339,6 +486,8 @@ def process_cell(c: dict, module: str = "") -> list[dict]:
         A notebook cell (nbformat 4).
     module : str
         The module the chapter exports to (``dplit.<default_exp>``), used to name API entries.
+    chapter : str
+        The chapter's file name, named in the note of a slow cell.
 
     Returns
     -------
@@ -365,9 +514,19 @@ def process_cell(c: dict, module: str = "") -> list[dict]:
     if re.search(r"\boutput:\s*false", flags):
         _tag(c, "remove-output")
     exported = any(x in ("export", "exports") for x in d)
-    if exported and _imports_only(code):
-        _tag(c, "hide-input")
+    source_cell = exported or "exporti" in d
+    if source_cell and _imports_only(code):
+        _fold(c, "Imports")
         return [c]
+    if source_cell and len(code.splitlines()) > FOLD_LINES:
+        _fold(c, fold_label(code))
+    echo = "remove-input" not in c["metadata"].get("tags", [])
+    if not source_cell and echo and _has_figure(c["outputs"]):
+        _fold(c, f"Plot code ({len(code.splitlines())} lines)")
+    if not source_cell and not c["outputs"]:
+        note = silent_note(code, slow="slow" in d, chapter=chapter)
+        if note:
+            c["outputs"] = [_note_output(note)]
     out = [c]
     if exported:
         ents = api_entries(code, module)
@@ -376,9 +535,16 @@ def process_cell(c: dict, module: str = "") -> list[dict]:
                         "source": "\n\n".join(e for _, e in ents)})
     return out
 
+
 # %% ../nbs/05_book.ipynb #0756edd1
+def _anchor_targets(text: str) -> str:
+    "An HTML anchor opening a line (`<a id=\"x\"></a>`) becomes a MyST target `(x)=`."
+    return re.sub(r'^<a id="([\w-]+)"></a>[ \t]*', r"(\1)=\n", text, flags=re.M)
+
+
 def process_notebook(src, dst, extra_cells=()) -> Path:
-    """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised.
+    """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised,
+    and an HTML anchor that opens a line becomes a MyST target (Sphinx then checks the links to it).
 
     Parameters
     ----------
@@ -396,14 +562,15 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix == ".md":
         extra = "".join("\n\n" + "".join(c["source"]) for c in extra_cells)
-        text = normalise_markdown(src.read_text(encoding="utf-8")) + extra
+        text = _anchor_targets(normalise_markdown(src.read_text(encoding="utf-8"))) + extra
         dst.write_text(text, encoding="utf-8")
         return dst
     nb = json.loads(src.read_text(encoding="utf-8"))
     text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     m = re.search(r"^\s*#\|\s*default_exp\s+(\S+)", text, flags=re.M)
     module = f"dplit.{m.group(1)}" if m else ""
-    nb["cells"] = [x for c in nb["cells"] for x in process_cell(c, module)] + list(extra_cells)
+    nb["cells"] = [x for c in nb["cells"] for x in process_cell(c, module, src.name)]
+    nb["cells"] += list(extra_cells)
     dst.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     return dst
 
@@ -445,13 +612,32 @@ table.dplit-record th, table.dplit-record td {
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
-/* long output lines wrap instead of being cut off */
-div.cell_output pre { white-space: pre-wrap; word-break: break-word; }
+/* API entries: compact cards (a reference, read by scanning) */
+div.api-entry.admonition {
+  font-size: 0.9em; margin: 0.8em 0; padding-top: 0.1em; padding-bottom: 0.2em; }
+div.api-entry.admonition p.admonition-title {
+  margin-bottom: 0.3em; padding-top: 0.3em; padding-bottom: 0.3em; }
+div.api-entry p, div.api-entry ul { margin-top: 0.15em; margin-bottom: 0.15em; }
+div.api-entry ul { padding-left: 1.2em; }
+div.api-entry li > p { margin: 0; }
+/* long output lines, wide tables and code scroll sideways inside their block instead of wrapping
+   to column 0 or spilling over the page */
+div.cell_output pre { white-space: pre; overflow-x: auto; }
+div.cell_output > div, div.cell_output .output { max-width: 100%; overflow-x: auto; }
+article .pst-scrollable-table-container, article .table-wrapper {
+  max-width: 100%; overflow-x: auto; }
+/* folded source: one line, the summary that names what it defines */
+details.hide.above-input { margin: 0.3em 0; padding: 0.1em 0.6em; }
+details.hide.above-input summary p.admonition-title { font-weight: normal; font-size: 0.9em; }
+details.hide.above-input summary p.collapsed.admonition-title {
+  font-family: var(--pst-font-family-monospace); }
+/* why a code cell shows no output */
+p.dplit-note { font-style: italic; font-size: 0.9em; color: #555; margin: 0.2em 0; }
 /* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window
-   (12 px code, narrower sidebars); in a narrower window long lines wrap instead of being cut off */
+   (12 px code, narrower sidebars); in a narrower window long lines scroll */
 html { --pst-sidebar-secondary: 13rem; }
 @media (min-width: 992px) { .bd-sidebar-primary { flex-basis: 17.5%; } }
-div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre-wrap; }
+div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre; overflow-x: auto; }
 """
 
 # %% ../nbs/05_book.ipynb #b102da67
@@ -478,8 +664,7 @@ mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]],
                     "processClass": "tex2jax_process|mathjax_process|math|output_area"}},
                    "CommonHTML": {{"linebreaks": {{"automatic": True}}}}}}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header",
-                     "myst.xref_missing"]
+suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header"]
 """
 
 
@@ -500,7 +685,8 @@ def _front(book: dict) -> str:
     return book["parts"][0][1][0]
 
 # %% ../nbs/05_book.ipynb #088c5406
-def build_book(config=None, out=None, execute: bool = False, quiet: bool = True) -> Path:
+def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
+               strict: bool = False) -> Path:
     """Render the book listed in `_quarto.yml` to HTML.
 
     Parameters
@@ -513,12 +699,15 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
     execute : bool
         Re-execute every chapter before rendering (default: show the saved outputs).
     quiet : bool
-        Hide Sphinx's progress messages.
+        Hide Sphinx's progress messages (its warnings are always counted and shown).
+    strict : bool
+        Fail on any Sphinx warning (broken references included).
 
     Returns
     -------
     Path
-        The book's first page, `out/index.html`.
+        The book's first page, `out/index.html`. Sphinx's warnings are printed (the first ten) and
+        kept in `out/.sphinx-warnings.txt`.
     """
     book = read_book(config)
     root = book["root"]
@@ -544,14 +733,24 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True)
         short = book["title"].split(":")[0]
         (src / "conf.py").write_text(_CONF.format(title=book["title"], short=short,
                                                   execution="force" if execute else "off"))
-        cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-j", "auto",
-               "-d", str(Path(tmp) / "doctrees"), str(src), str(html)] + (["-q"] if quiet else [])
+        log = Path(tmp) / "warnings.txt"
+        cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-j", "auto", "-w", str(log),
+               "-d", str(Path(tmp) / "doctrees"), str(src), str(html)]
+        cmd += (["-W", "--keep-going"] if strict else []) + (["-q"] if quiet else [])
         res = subprocess.run(cmd, capture_output=quiet, text=True)
+        text = log.read_text(encoding="utf-8") if log.is_file() else ""
+        warnings = [l for l in text.splitlines() if re.search(r"\b(WARNING|ERROR|CRITICAL)\b", l)]
         if res.returncode != 0:
-            raise RuntimeError(f"sphinx failed ({res.returncode}):\n{(res.stderr or '')[-4000:]}")
+            raise RuntimeError(f"sphinx failed ({res.returncode}, {len(warnings)} warnings):\n"
+                               f"{(text or res.stderr or '')[-4000:]}")
         if out.exists():
             shutil.rmtree(out)
         shutil.copytree(html, out)
+        (out / ".sphinx-warnings.txt").write_text(text, encoding="utf-8")
+    if warnings:
+        kept = out / ".sphinx-warnings.txt"
+        print(f"dplit book: {len(warnings)} Sphinx warnings (all in {kept}):",
+              *warnings[:10], sep="\n", file=sys.stderr)
     return out / "index.html"
 
 # %% ../nbs/05_book.ipynb #8b0a7a89

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 pytest.importorskip("sphinx")
-from dplit.book import build_book, chapter_pages, find_root, read_book  # noqa: E402
+from dplit.book import FOLD_LINES, build_book, chapter_pages, find_root, read_book  # noqa: E402
 
 # one build and one Chromium for the whole module, also under pytest-xdist (tests/run.sh uses --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("book")
@@ -122,6 +122,64 @@ MEASURE_JS = r"""
     mathjax: [...document.querySelectorAll('script[src]')].map(s => s.getAttribute('src'))
                .filter(s => /mathjax/i.test(s)),
   };
+})()
+"""
+
+
+# Where the height of a page goes, per cell (run after MEASURE_JS, so MathJax has typeset). The classification of an
+# input as library source (an exported cell) is done in Python against the chapter's notebook (`reading`).
+READING_JS = r"""
+(() => {
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  // content of a closed <details> keeps a layout box in Chromium: it counts as not shown
+  const closed = el => !!(el && el.parentElement && el.parentElement.closest('details:not([open])'));
+  const h = el => el && !closed(el) ? el.getBoundingClientRect().height : 0;
+  const cells = [...article.querySelectorAll('div.cell')].map(c => {
+    const inp = c.querySelector('.cell_input');
+    const pre = inp && inp.querySelector('pre');
+    const det = c.querySelector('details.above-input');
+    const sum = det && det.querySelector('summary');
+    const outs = [...c.querySelectorAll('.cell_output')];
+    const imgs = outs.flatMap(o => [...o.querySelectorAll('img')]);
+    const notes = [...c.querySelectorAll('.dplit-note')];
+    const label = sum && sum.querySelector('.collapsed');
+    return {
+      text: pre ? pre.textContent.slice(0, 400) : '',
+      lines: pre && !closed(pre) ? pre.textContent.replace(/\n+$/, '').split('\n').length : 0,
+      cell_h: h(c), input_h: h(inp), fold_h: sum ? sum.getBoundingClientRect().height : 0,
+      folded: !!det && !det.open,
+      fold_label: label ? label.textContent.trim() : '',
+      output_h: outs.reduce((s, o) => s + h(o), 0), figure_h: imgs.reduce((s, i) => s + h(i), 0),
+      outputs_hidden: outs.filter(o => h(o) === 0).length, shown: !closed(inp),
+      outputs: outs.length, note: notes.length > 0, note_h: notes.reduce((s, n) => s + h(n), 0),
+      note_text: notes.map(n => n.textContent.trim()).join(' '),
+    };
+  });
+  const loose = [...article.querySelectorAll('img')].filter(i => !i.closest('div.cell'));
+  return {
+    page_h: document.documentElement.scrollHeight, view_h: window.innerHeight,
+    article_h: h(article), cells: cells,
+    api_h: [...article.querySelectorAll('.api-entry')].reduce((s, e) => s + h(e), 0),
+    md_figure_h: loose.reduce((s, i) => s + h(i), 0),
+  };
+})()
+"""
+
+# Every fold opens onto its code: opened one by one, the code inside has height and its text; then closed again.
+FOLDS_JS = r"""
+(() => {
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  const folds = [...article.querySelectorAll('div.cell details.above-input')];
+  let ok = 0;
+  for (const d of folds) {
+    const was = d.open;
+    d.open = true;
+    const pre = d.querySelector('pre');
+    const r = pre ? pre.getBoundingClientRect() : null;
+    if (r && r.height > 0 && r.width > 0 && pre.textContent.trim() && !pre.closest('details:not([open])')) ok += 1;
+    d.open = was;
+  }
+  return {fold_count: folds.length, unfold_ok: ok};
 })()
 """
 
@@ -227,9 +285,11 @@ def measure_book(out: Path, shots=None) -> dict:
     out = Path(out)
     res, browser = {}, Chromium()
     try:
-        for page in book_pages(out):
+        for page, (_, nb_path) in zip(book_pages(out), _chapters()):
             browser.open(page.as_uri())
             res[page.relative_to(out).as_posix()] = m = browser.evaluate(MEASURE_JS)
+            m["reading"] = reading(browser.evaluate(READING_JS), nb_path)
+            m["reading"].update(browser.evaluate(FOLDS_JS))
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 browser.screenshot(Path(shots) / (page.relative_to(out).as_posix().replace("/", "_") + ".png"))
@@ -256,6 +316,112 @@ def report(measures: dict) -> str:
     return "\n".join(lines)
 
 
+# ---- where the height goes (issue 22): library source, API entries, prose, figures, outputs ----
+
+CATEGORIES = ("library_code", "other_code", "folds", "api", "prose", "outputs", "notes", "figures", "cell_gaps")
+_EXPORTED = re.compile(r"^\s*#\|\s*export[si]?\b", re.M)
+
+
+def _code_key(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()[:200]
+
+
+def library_sources(nb_path: Path) -> set:
+    "Keys of the chapter's library source: the cells `#| export`, `#| exports` or `#| exporti` put in the package."
+    if nb_path.suffix != ".ipynb":
+        return set()
+    keys = set()
+    for c in json.loads(nb_path.read_text())["cells"]:
+        src = "".join(c["source"])
+        if c["cell_type"] == "code" and _EXPORTED.search(src):
+            keys.add(_code_key("\n".join(l for l in src.splitlines() if not re.match(r"\s*#\|", l))))
+    return keys
+
+
+def reading(raw: dict, nb_path: Path) -> dict:
+    """Heights (px) per category of one page, code lines shown, and the code cells that show nothing.
+
+    A code cell's visible input is library source when its text is an exported cell of the chapter, else other code;
+    the one-line summary of a folded input is a fold; an output's images are figures, its `.dplit-note` a note, the
+    rest output; the rest of a code cell's box (padding between input and output) is a cell gap; `.api-entry`
+    blocks are API entries; what remains of the article's height is prose (headings, paragraphs, mathematics,
+    Markdown tables, and the margins between blocks: attributing the margins around code cells and API entries to
+    them instead, as an upper bound on what the prose could lose, gave 39% prose + figures at 562 screens, against
+    45% with this attribution)."""
+    lib = library_sources(nb_path)
+    r = dict.fromkeys(CATEGORIES, 0.0)
+    r.update(lines_library=0, lines_other=0, folded=0, empty=[], noted=0, cells=0, open_long=[], outputs_hidden=0)
+    for c in raw["cells"]:
+        is_lib = bool(c["text"]) and _code_key(c["text"]) in lib
+        r["library_code" if is_lib else "other_code"] += c["input_h"]
+        if c["input_h"] > 0:
+            r["lines_library" if is_lib else "lines_other"] += c["lines"]
+        r["folds"] += c["fold_h"]
+        r["folded"] += c["folded"]
+        r["figures"] += c["figure_h"]
+        r["notes"] += c["note_h"]
+        r["outputs"] += max(0.0, c["output_h"] - c["figure_h"] - c["note_h"])
+        r["cells"] += 1
+        # the padding inside a code cell's box (between input and output) belongs to the cell, not to the prose
+        r["cell_gaps"] += max(0.0, c["cell_h"] - c["input_h"] - c["fold_h"] - c["output_h"])
+        r["noted"] += c["note"]
+        if not is_lib and not c["outputs"]:  # an input-less (echo: false) cell without output shows nothing at all
+            r["empty"].append(c["text"].strip().split("\n")[0][:80] if c["text"] else "(input not shown)")
+        if is_lib and c["input_h"] > 0 and c["lines"] > FOLD_LINES:
+            r["open_long"].append(f"{c['lines']} lines: {c['text'].strip().splitlines()[0][:60]}")
+        r["outputs_hidden"] += c["outputs_hidden"]
+    r["api"] = raw["api_h"]
+    r["figures"] += raw["md_figure_h"]
+    shown = sum(r[k] for k in CATEGORIES if k != "prose")
+    r["prose"] = max(0.0, raw["article_h"] - shown)
+    r["article_h"], r["page_h"], r["screens"] = raw["article_h"], raw["page_h"], raw["page_h"] / raw["view_h"]
+    return r
+
+
+def reading_report(measures: dict) -> str:
+    "Screens per page and the share of the article's height per category; totals weighted by height."
+    cols = ("screens",) + CATEGORIES + ("lines_library", "lines_other", "folded", "noted", "empty")
+    w = max(len(p) for p in measures)
+    lines = [f"{'page':{w}s} " + " ".join(f"{c[:12]:>12s}" for c in cols)]
+    tot = dict.fromkeys(cols, 0.0)
+    for p, m in measures.items():
+        r = m["reading"]
+        row = {"screens": r["screens"], **{k: 100 * r[k] / max(r["article_h"], 1) for k in CATEGORIES},
+               **{k: r[k] for k in ("lines_library", "lines_other", "folded", "noted")}, "empty": len(r["empty"])}
+        for k in cols:
+            tot[k] += r[k] if k in CATEGORIES else row[k]
+        lines.append(f"{p:{w}s} " + " ".join(f"{row[k]:12.1f}" for k in cols))
+    height = sum(m["reading"]["article_h"] for m in measures.values())
+    for k in CATEGORIES:
+        tot[k] = 100 * tot[k] / max(height, 1)
+    lines.append(f"{'total (%)':{w}s} " + " ".join(f"{tot[k]:12.1f}" for k in cols))
+    lines.append(f"screens at {1280} px: {tot['screens']:.0f}; code (library source shown) {tot['library_code']:.0f}%, "
+                 f"all code {tot['library_code'] + tot['other_code']:.0f}%, API entries {tot['api']:.0f}%, "
+                 f"prose + figures {tot['prose'] + tot['figures']:.0f}%, outputs {tot['outputs']:.0f}%, "
+                 f"folds {tot['folds']:.0f}%; code cells without output or note: {int(tot['empty'])}; "
+                 f"bridge paragraphs: {len(bridge_paragraphs())}")
+    return "\n".join(lines)
+
+
+def bridge_paragraphs(root=None) -> list:
+    """Prose paragraphs that repeat the first docstring line of the function or class defined in the next cell.
+
+    The same detection as the project's before-stop hook: [(notebook, paragraph start), ...]."""
+    root = Path(root) if root else find_root()
+    norm = lambda t: re.sub(r"[`*_\\s]+", " ", t).strip().lower()  # noqa: E731 (as in the hook, "\\s" included)
+    found = []
+    for f in sorted((root / "nbs").glob("*.ipynb")):
+        cells = json.loads(f.read_text()).get("cells", [])
+        for c, nxt_cell in zip(cells, cells[1:]):
+            if c.get("cell_type") != "markdown" or nxt_cell.get("cell_type") != "code":
+                continue
+            src, nxt = "".join(c.get("source", [])), "".join(nxt_cell.get("source", []))
+            m = re.search(r'(?:def|class) \w+(?:\(.*?\))?[^:\n]*:\s*\n\s*r?\"\"\"\s*([^\n]{20,})', nxt, re.S)
+            if m and norm(m.group(1))[:30] in norm(src):
+                found.append((f.name, src.strip()[:80]))
+    return found
+
+
 def _chapters():
     book = read_book()
     return [(c, book["root"] / c) for _, cs in book["parts"] for c in cs]
@@ -279,6 +445,9 @@ def _has_math(nb_path: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
+    "The book, built once; DPLIT_BOOK_OUT=DIR measures a book already built there from this checkout instead."
+    if os.environ.get("DPLIT_BOOK_OUT"):
+        return Path(os.environ["DPLIT_BOOK_OUT"]).resolve()
     out = tmp_path_factory.mktemp("book")
     build_book(out=out)
     return out
@@ -288,6 +457,7 @@ def book(tmp_path_factory):
 def seen(book):
     measures = measure_book(book, shots=os.environ.get("DPLIT_BOOK_SHOTS"))
     print("\n" + report(measures))
+    print(reading_report(measures))
     return measures
 
 
@@ -397,6 +567,71 @@ def test_renderer_writes_only_into_its_output_folder(book):
     assert not (book.parent / "jupyter_execute").exists(), "the renderer wrote jupyter_execute/ beside its output"
 
 
+# ---- issue 22: the book reads like a book ----
+# Budgets. Issue 22's goal is <= 550 screens at 1280 px with prose + figures >= 40% of the height, 0 bridge
+# paragraphs and a build with warnings as errors. Before the renderer folded library source: 1058 screens, prose +
+# figures 26%. SCREENS_BUDGET and BRIDGES_BUDGET are ratchets, not derived tolerances: Chromium's layout of a given
+# build is deterministic (two builds of this branch measured 561.9 screens both), so the headroom above 562 is room
+# left for the chapters' parallel edits, a policy choice; lower them as the chapters improve. NOT met yet: 550
+# screens (562) and 0 bridges (89: the budget only stops growth).
+SCREENS_BUDGET = 600  # measured 562 after the renderer folded source and compacted API entries (1058 before)
+BRIDGES_BUDGET = 89  # the count before and after this renderer change (the chapters still have them)
+PROSE_SHARE_FLOOR = 0.40  # issue 22's floor; measured 45% after (see `reading` for what counts as prose)
+WARNINGS_BUDGET = 0  # the build had 0 warnings once the bibliography's anchors became targets: warnings are errors
+
+
+def _total(seen, key):
+    return sum(m["reading"][key] for m in seen.values())
+
+
+def test_every_code_cell_shows_output_or_says_why(seen):
+    "A code cell of the book (library source aside) shows an output, or a note where its output would be."
+    empty = {p: m["reading"]["empty"] for p, m in seen.items() if m["reading"]["empty"]}
+    assert not empty, "code cells with neither output nor a note:\n" + "\n".join(
+        f"{p}: {len(e)}: {e[:3]}" for p, e in empty.items())
+
+
+def test_outputs_always_show(seen):
+    hidden = {p: m["reading"]["outputs_hidden"] for p, m in seen.items() if m["reading"]["outputs_hidden"]}
+    assert not hidden, f"outputs folded or hidden: {hidden}"
+
+
+def test_long_library_source_is_folded_and_unfolds(seen):
+    "An exported cell longer than FOLD_LINES lines is folded under its summary, and every fold opens onto code."
+    open_long = {p: m["reading"]["open_long"] for p, m in seen.items() if m["reading"]["open_long"]}
+    assert not open_long, f"long library source shown unfolded: {open_long}"
+    stuck = {p: (m["reading"]["fold_count"], m["reading"]["unfold_ok"]) for p, m in seen.items()
+             if m["reading"]["fold_count"] != m["reading"]["unfold_ok"]}
+    assert not stuck, f"folds that do not open onto code (folds, opened): {stuck}"
+    assert _total(seen, "fold_count") > 0, "no fold anywhere: the measure is broken"
+
+
+def test_bridge_paragraphs_counted():
+    "Prose that repeats the next cell's docstring (the before-stop hook's detection): counted, and not growing."
+    found = bridge_paragraphs()
+    print(f"\n{len(found)} bridge paragraphs repeat the docstring below them")
+    assert len(found) <= BRIDGES_BUDGET, "\n".join(f"{f}: {s}" for f, s in found)
+
+
+def test_sphinx_warnings_counted(book):
+    "The build keeps Sphinx's warnings; their number may not grow (warnings as errors once it reaches 0)."
+    text = (book / ".sphinx-warnings.txt").read_text()
+    warnings = [l for l in text.splitlines() if re.search(r"\b(WARNING|ERROR|CRITICAL)\b", l)]
+    print(f"\n{len(warnings)} Sphinx warnings")
+    assert len(warnings) <= WARNINGS_BUDGET, "\n".join(warnings[:40])
+
+
+def test_screens_and_prose_share(seen):
+    "The whole book's height at 1280 px, and the share of it that is prose and figures (see the budgets above)."
+    screens = _total(seen, "screens")
+    height = _total(seen, "article_h")
+    share = (_total(seen, "prose") + _total(seen, "figures")) / height
+    print(f"\n{screens:.0f} screens, prose + figures {100 * share:.0f}%")
+    assert screens <= SCREENS_BUDGET, f"{screens:.0f} screens at 1280 px (budget {SCREENS_BUDGET})"
+    assert share >= PROSE_SHARE_FLOOR, f"prose + figures {100 * share:.0f}% of the height (floor 40%)"
+
+
+
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description="build the book and print what a reader sees, per page")
@@ -411,5 +646,6 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     ms = measure_book(out, shots=a.shots)
     print(report(ms))
+    print(reading_report(ms))
     print("code column (characters per line, narrowest page):", min(m["code_fit"] for m in ms.values()))
     print(f"(measured {len(ms)} pages in {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
