@@ -213,30 +213,60 @@ def _tr_solve(Gs, bs, yy, r):
     return float(score), beta, float(mu)
 
 # %% ../nbs/51_bss_mip.ipynb #454758f1
+def _cholesky_ok(G, shift: float):
+    "The lower Cholesky factor of G - shift I, or None when the factorisation fails (not PD)."
+    from scipy.linalg import LinAlgError, cholesky
+
+    A = G.copy()
+    A[np.diag_indices_from(A)] -= shift
+    try:
+        return cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+    except LinAlgError:
+        return None
+
+
 def psd_shift(G, steps: int = 10) -> float:
-    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G): bisection on [0, min
-    diag G] with a
-    Cholesky factorisation as the test (a success proves definiteness), minus a rounding margin.
+    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G). Every d returned is
+    proved by a successful Cholesky factorisation of G - dI (minus a rounding margin). The first
+    factorisation, of G itself, also gives an estimate of lambda_min (power iteration on G^-1 by
+    triangular solves, from above); the next tries lie 1/16, 1/8, ... of the estimate below it,
+    at most `steps` of them: two factorisations in the usual case.
 
     Parameters
     ----------
-    G : symmetric PSD matrix (X'X); steps : bisection steps (the result is within 2^-steps min diag
-    of the best)
+    G : symmetric PSD matrix (X'X); steps : most factorisations after the first
 
     Returns
     -------
     float d.
     """
-    lo, hi = 0.0, float(np.min(np.diag(G)))
-    eye = np.eye(len(G))
-    for _ in range(steps):
-        mid = 0.5 * (lo + hi)
-        try:
-            np.linalg.cholesky(G - mid * eye)
-            lo = mid
-        except np.linalg.LinAlgError:
-            hi = mid
-    return max(0.0, lo - 1e-9 * float(np.max(np.diag(G))) * len(G))
+    from scipy.linalg import solve_triangular
+
+    dmax = float(np.max(np.diag(G)))
+    Lc = _cholesky_ok(G, 0.0)
+    if Lc is None:                                # singular to working precision: d = 0
+        return 0.0
+    x = np.random.default_rng(0).standard_normal(len(G))
+    mu = 0.0
+    for _ in range(40):                           # x <- G^-1 x; x'G^-1 x / x'x <= 1 / lambda_min
+        x /= np.linalg.norm(x)
+        z = solve_triangular(Lc.T, solve_triangular(Lc, x, lower=True, check_finite=False),
+                             lower=False, check_finite=False)
+        mu_new = float(x @ z)
+        x = z
+        if abs(mu_new - mu) <= 1e-4 * mu_new:
+            mu = mu_new
+            break
+        mu = mu_new
+    del Lc
+    est = min(1.0 / mu, float(np.min(np.diag(G)))) if mu > 0 else 0.0
+    lo = 0.0
+    for j in range(1, steps + 1):
+        t = est * (1 - 2.0 ** (j - 5)) if j < 5 else est * 2.0 ** (3 - j)
+        if _cholesky_ok(G, t) is not None:
+            lo = t
+            break
+    return max(0.0, lo - 1e-9 * dmax * len(G))
 
 # %% ../nbs/51_bss_mip.ipynb #597da212
 class PerspectiveCuts:
@@ -247,13 +277,14 @@ class PerspectiveCuts:
     ----------
     X, y : data; r : ball radius
     d : the diagonal shift (default: the smallest eigenvalue of X'X, so that X'X - dI is PSD)
+    gram : (X'X, X'y) when already formed (used as they are, not copied)
     """
 
-    def __init__(self, X, y, r, d=None):
+    def __init__(self, X, y, r, d=None, gram=None):
         X, y = np.asarray(X, float), np.asarray(y, float)
         self.n, self.p = X.shape
         self.r, self.yy = float(r), float(y @ y)
-        self.G, self.b = X.T @ X, X.T @ y
+        self.G, self.b = (X.T @ X, X.T @ y) if gram is None else gram
         if d is None:                  # n < p: X'X is singular, so d = 0 without a test
             d = 0.0 if self.n < self.p else psd_shift(self.G)
         self.d = float(d)
@@ -638,6 +669,198 @@ def kswap_bounds(G, b, yy, center, k: int):
             mx = float(np.nanmax(np.abs(rho[np.ix_(fin, fin)]))) if len(fin) > 1 else 0.0
             yield U, out, rss - t * t, mx
 
+# %% ../nbs/51_bss_mip.ipynb #i25s01cd
+import logging
+
+from .bss import _gram, _release_entry
+
+_BUDGET = 512 * 2**20     # bytes of working memory for one band of pair bounds (MIPSearch's default)
+
+
+class _Clock:
+    """The time budget of a certification over `blocks` dropped sets: `check()` raises SolverError
+    past `seconds`; `block_done()` also raises as soon as the blocks done so far put the estimate
+    of the whole above it (after the first block, before the rest are started)."""
+
+    def __init__(self, seconds: float, blocks: int):
+        self.seconds, self.blocks, self.done = float(seconds), max(1, int(blocks)), 0
+        self.t0 = time.perf_counter()
+
+    def _fail(self, what):
+        raise SolverError(f"the certification {what}, more than certify_time = {self.seconds:g}"
+                          " s: raise certify_time, lower R or s (the blocks grow as 2^s), or use"
+                          " more rows (the bounds are loose when n is small)")
+
+    def check(self):
+        if time.perf_counter() - self.t0 > self.seconds:
+            self._fail(f"ran past its budget after {self.done} of {self.blocks} blocks")
+
+    def block_done(self):
+        self.done += 1
+        est = (time.perf_counter() - self.t0) * self.blocks / self.done
+        if est > self.seconds:
+            self._fail(f"would take about {est:.3g} s (from {self.done} of {self.blocks} blocks)")
+
+
+def _tick(clock, block: bool = False):
+    "clock.check() (and block_done() at the end of a block); nothing without a clock."
+    if clock is not None:
+        clock.block_done() if block else clock.check()
+
+
+def _band_rows(m: int, budget: float) -> int:
+    "Rows per band: about 8 arrays of (rows, m) float64 live at once while a band is formed."
+    return max(1, int(budget // (64 * max(m, 1))))
+
+
+def _pair_rho(G, out, a2, W, GoU, a, e):
+    "Rows a:e of the residual correlations rho (diagonal set to 0), as in `kswap_bounds`."
+    M = G[np.ix_(out[a:e], out)]
+    if W is not None:
+        M -= W[a:e] @ GoU.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = M / np.sqrt(np.outer(a2[a:e], a2))
+    rho[np.arange(e - a), np.arange(a, e)] = 0.0
+    return rho
+
+
+class _PairScan:
+    """The k = 2 pair bounds of one dropped set, formed band by band (see above).
+
+    Parameters
+    ----------
+    G, rss, t, a2, W, GoU, out : the block's statistics (`_base_stats`)
+    budget : bytes of working memory per band
+    """
+
+    def __init__(self, G, rss, t, a2, W, GoU, out, budget):
+        self.G, self.rss, self.t, self.a2, self.W, self.GoU = G, rss, t, a2, W, GoU
+        self.out, self.rows = out, _band_rows(len(out), budget)
+
+    def bands(self):
+        "Yields (a, lb) with lb the rows a:a+len(lb) of the dense bound matrix (diagonal included)."
+        t, m = self.t, len(self.out)
+        for a in range(0, m, self.rows):
+            e = min(m, a + self.rows)
+            rho = _pair_rho(self.G, self.out, self.a2, self.W, self.GoU, a, e)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gain = (t[a:e, None] ** 2 + t[None, :] ** 2 - 2 * rho * np.outer(t[a:e], t)) / (
+                    1 - rho * rho
+                )
+            gain[~np.isfinite(gain) | (1 - rho * rho < 1e-8)] = np.inf
+            del rho
+            yield a, self.rss - gain
+
+    def scan(self, threshold=None, max_candidates: int = 2**62):
+        """One pass: (greedy pair (i, j), smallest off-diagonal bound, pairs i < j with bound <=
+        threshold as an int array (m, 2), their bounds); no pairs when threshold is None. More than
+        max_candidates pairs raise SolverError."""
+        best, where, I, J, L, count = np.inf, None, [], [], [], 0
+        for a, lb in self.bands():
+            h = len(lb)
+            diag = lb[np.arange(h), np.arange(a, a + h)].copy()
+            lb[np.arange(h), np.arange(a, a + h)] = np.inf
+            q = int(np.argmin(lb))
+            if where is None or lb.flat[q] < best:
+                best, where = float(lb.flat[q]), (a + q // lb.shape[1], q % lb.shape[1])
+            if threshold is not None:
+                lb[np.arange(h), np.arange(a, a + h)] = diag
+                i, j = np.nonzero(np.triu(lb <= threshold, a + 1))
+                count += len(i)
+                if count > max_candidates:
+                    raise SolverError(f"certification: more than {max_candidates} candidates in "
+                                      "one block (> max_candidates)")
+                I.append(i + a)
+                J.append(j)
+                L.append(lb[i, j])
+        B = (np.column_stack([np.concatenate(I), np.concatenate(J)]) if I
+             else np.empty((0, 2), dtype=np.int64))
+        return where, best, B, (np.concatenate(L) if L else np.empty(0))
+
+    def max_abs_rho(self, fin):
+        "Largest |rho| over the rows and columns in `fin` (a boolean mask), NaN ignored."
+        mx = np.nan
+        for a in range(0, len(self.out), self.rows):
+            e = min(len(self.out), a + self.rows)
+            rows = np.flatnonzero(fin[a:e])
+            if not len(rows):
+                continue
+            rho = _pair_rho(self.G, self.out, self.a2, self.W, self.GoU, a, e)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)    # a band of NaN only
+                mx = np.fmax(mx, np.nanmax(np.abs(rho[np.ix_(rows, np.flatnonzero(fin))])))
+        return float(mx)
+
+
+def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
+    """`kswap_bounds` in bounded memory: yields (U, out, bounds, max |rho|, pairs) per dropped set,
+    with bounds = None and pairs a `_PairScan` for k = 2, pairs = None otherwise."""
+    center = np.asarray(sorted(center), dtype=np.int64)
+    out = np.setdiff1d(np.arange(len(b)), center)
+    for A in combinations(range(len(center)), k):
+        U = np.delete(center, list(A))
+        rss, c, a2, W, GoU = _base_stats(G, b, yy, U, out)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(a2 > 1e-12 * max(1.0, np.diag(G).max()), c / np.sqrt(a2), np.inf)
+        if k == 1:
+            yield U, out, rss - t * t, None, None
+            continue
+        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget)
+        if k == 2:
+            yield U, out, None, None, pairs
+        else:
+            fin = np.isfinite(t)                  # columns with t = inf are always kept
+            mx = pairs.max_abs_rho(fin) if fin.sum() > 1 else 0.0
+            yield U, out, rss - t * t, mx, None
+
+
+def _pair_supports(U, out, B, L):
+    "The supports U + out[B] of one block's pairs, sorted by bound (ties in row order)."
+    if not len(B):
+        return np.empty((0, len(U) + 2), dtype=np.int64), np.empty(0)
+    S = np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1)
+    o = np.argsort(L, kind="stable")
+    return S[o], L[o]
+
+
+_log = logging.getLogger("dplit.bss_mip")
+_TRACK_MEMORY = [False]   # set by the benchmark: peak resident memory per phase (Linux only)
+
+
+def _peak_rss(reset: bool = False) -> float:
+    "The process's peak resident memory in bytes since the last reset (NaN where unknown)."
+    try:
+        if reset:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            return math.nan
+        with open("/proc/self/status") as f:
+            return next(float(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        return math.nan
+
+
+class _phase:
+    """`with _phase(stats, name)`: the phase's seconds into stats[name + "_s"] (and its peak
+    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end."""
+
+    def __init__(self, st, name):
+        self.st, self.name = st, name
+
+    def __enter__(self):
+        if _TRACK_MEMORY[0]:
+            _peak_rss(reset=True)
+        self.t = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        dt = time.perf_counter() - self.t
+        self.st[f"{self.name}_s"] = self.st.get(f"{self.name}_s", 0.0) + dt
+        if _TRACK_MEMORY[0]:
+            self.st[f"{self.name}_peak_bytes"] = _peak_rss()
+        _log.info("MIPSearch: %s %s in %.2f s", self.name, "failed" if exc[0] else "done", dt)
+        return False
+
 # %% ../nbs/51_bss_mip.ipynb #0f088e6f
 def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candidates):
     """The candidates of one block (one dropped set) with bound <= threshold + margin, as (supports,
@@ -737,13 +960,16 @@ def _rss_of(G, b, yy, U):
     return float(yy - b[U] @ beta)
 
 # %% ../nbs/51_bss_mip.ipynb #e0d5548b
-def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 2000):
+def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 2000,
+                    clock=None):
     """Merge candidates C (sorted by lower bound LB) into the scored list (M, vM), scoring them
     exactly in chunks
     and stopping as soon as the next bound exceeds the current R-th score. Returns (M, vM, number
-    scored)."""
+    scored).
+    `clock` (a _Clock) bounds the time."""
     i = 0
     while i < len(C):
+        _tick(clock)
         theta = vM[-1] if len(vM) == R else np.inf
         if LB[i] > theta + margin:
             break
@@ -784,13 +1010,23 @@ class _MIPSearchParams(SearchBackend):
     max_candidates : cap on the supports the certification may need to score (exceeding it
         raises SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
+    certify_time : seconds for the certification of the supports with >= 2 swaps; its cost is
+        estimated from its first block, and a certification estimated (or found) to exceed it
+        raises SolverError at once, saying what to change
+    memory_budget : bytes of working memory for the pair bounds of the certification (streamed
+        in bands of this size; the data, X'X and the listed supports come on top)
+
+    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
+    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
+    the logger "dplit.bss_mip" and timed in `last_stats_`.
     """
 
     name = "mip"
 
     def __init__(self, *, tol: float = 1e-9, oa_tol: float = 0.005, oa2_time: float = 2.0,
-                 time_limit: float = 600.0, max_candidates: int = 2_000_000,
-                 warm_start: str = "iht"):
+                 time_limit: float = 20.0, max_candidates: int = 2_000_000,
+                 warm_start: str = "iht", certify_time: float = 30.0,
+                 memory_budget: float = _BUDGET):
         self.tol = check_positive(tol, "tol")
         self.oa_tol = check_positive(oa_tol, "oa_tol")
         self.oa2_time = check_positive(oa2_time, "oa2_time")
@@ -799,14 +1035,27 @@ class _MIPSearchParams(SearchBackend):
         if warm_start not in ("iht", "none"):
             raise ValueError(f"warm_start must be 'iht' or 'none', got {warm_start!r}")
         self.warm_start = warm_start
+        self.certify_time = check_positive(certify_time, "certify_time")
+        self.memory_budget = check_positive(memory_budget, "memory_budget")
 
     def _cuts(self, X, y, r):
         """The data's PerspectiveCuts (X'X, X'y, the shift d), kept for the next call on the same
-        data and r: top_r, bucket_bounds and bucket_minimum of one release share it."""
+        data and r: top_r, bucket_bounds and bucket_minimum of one release share it. Inside a
+        release (`dplit.bss`) it is kept with the release's own X'X and freed with it; other
+        arrays are keyed by a hash of their bytes, read in place (no copy of X)."""
+        e = _release_entry(X, y)
+        if e is not None:
+            if ("cuts", float(r)) not in e:
+                G, b, _ = _gram(X, y)
+                e[("cuts", float(r))] = PerspectiveCuts(X, y, r, gram=(G, b))
+            return e[("cuts", float(r))]
         import hashlib
-        head = repr((X.shape, X.dtype.str, y.shape, y.dtype.str, float(r))).encode()
-        key = hashlib.sha1(head + np.ascontiguousarray(X).tobytes()
-                           + np.ascontiguousarray(y).tobytes()).hexdigest()
+        h = hashlib.sha1(repr((X.shape, X.dtype.str, y.shape, y.dtype.str, float(r))).encode())
+        for a in (X, y):
+            h.update(b"F" if not a.flags.c_contiguous and a.flags.f_contiguous else b"C")
+            h.update(a if a.flags.c_contiguous else
+                     a.T if a.flags.f_contiguous else np.ascontiguousarray(a))
+        key = h.hexdigest()
         if getattr(self, "_cache", (None,))[0] != key:
             self._cache = (None, None)                # free the old Gram matrix first
             self._cache = (key, PerspectiveCuts(X, y, r))
@@ -830,42 +1079,59 @@ class _MIPSearchBest(_MIPSearchParams):
     def best_support(self, X, y, s, *, r, stats=None):
         "The best support (certified by OA up to tol * y'y) and the cut generator."
         st = {} if stats is None else stats
-        t = time.perf_counter()
-        cuts = self._cuts(X, y, r)
+        with _phase(st, "setup"):
+            cuts = self._cuts(X, y, r)
         p = X.shape[1]
-        st["setup_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
-              else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
-        v, g, sc = cuts.cut(S0)
-        st["warm_start_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
-        master.add_cut(S0, v, g, sc)
-        try:
-            S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
-                                             tol=self.tol * max(cuts.yy, 1e-300),
-                                             time_limit=self.time_limit, stats=st)
-        except SolverError as e:              # harmless: the centre only steers the certification
-            S1, v1 = e.incumbent
-            st["oa_failed"] = str(e)
-        st["oa_s"] = time.perf_counter() - t
+        with _phase(st, "warm_start"):
+            S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
+                  else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
+            v, g, sc = cuts.cut(S0)
+        with _phase(st, "oa"):
+            master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
+            master.add_cut(S0, v, g, sc)
+            try:
+                S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
+                                                 tol=self.tol * max(cuts.yy, 1e-300),
+                                                 time_limit=self.time_limit, stats=st)
+            except SolverError as e:          # harmless: the centre only steers the certification
+                S1, v1 = e.incumbent
+                st["oa_failed"] = str(e)
         return S1, v1, cuts, master
 
 # %% ../nbs/51_bss_mip.ipynb #s0059c1d
-def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates):
+def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates,
+                   budget: float = _BUDGET, clock=None):
     """Merge into the scored list (L, vL) every k-swap support of `center` that can enter its top R.
-    Returns (L, vL, threshold, number of candidates scored)."""
+    Returns (L, vL, threshold, number of candidates scored). The pair bounds (k = 2) are streamed
+    within `budget` bytes; `clock` (a _Clock) bounds the time."""
     n_scored = 0
-    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
-        g0 = _greedy_support(U, out, lb, k)
-        L, vL = _merge_top(L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R)
-        if len(vL) == R:
-            theta = min(theta, vL[-1])
-        C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
-                                  max_candidates)
-        L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin)
+    sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
+    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+        _tick(clock)
+        if k == 2:
+            once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
+            ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates)
+            g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if len(vL) == R:
+                theta = min(theta, vL[-1])
+            if once:                          # the threshold only fell: a subset of the pairs
+                keep = LB <= theta + margin
+                B, LB = B[keep], LB[keep]
+            else:
+                _, _, B, LB = pairs.scan(theta + margin, max_candidates)
+            C, LB = _pair_supports(U, out, B, LB)
+        else:
+            g0 = _greedy_support(U, out, lb, k)
+            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if len(vL) == R:
+                theta = min(theta, vL[-1])
+            C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
+                                      max_candidates)
+        L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin,
+                                   clock=clock)
         n_scored += m
+        _tick(clock, block=True)
         if len(vL) == R:
             theta = min(theta, vL[-1])
     return L, vL, theta, n_scored
@@ -878,41 +1144,40 @@ class _MIPSearchCertify(_MIPSearchBest):
         """Exact top R from the best support: exact one-swap scores, then every >= 2-swap support
         that can enter."""
         p = X.shape[1]
-        t = time.perf_counter()
-        P1 = one_swap_supports(S1, p)
-        L, vL = _merge_top(np.array([S1]), np.array([v1]), P1,
-                           _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
-        st["one_swap_s"] = time.perf_counter() - t
+        with _phase(st, "one_swap"):
+            P1 = one_swap_supports(S1, p)
+            L, vL = _merge_top(np.array([S1]), np.array([v1]), P1,
+                               _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
         K = min(s, p - s)
         if K < 2:
             return L, vL
-        t = time.perf_counter()
         T = None
-        try:
-            master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
-            T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1),
-                                          time_limit=self.oa2_time, stats=st)
-        except SolverError:                   # harmless: the certification below is exact anyway
-            st["oa2_timeout"] = True
-        st["oa2_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
-        theta = cand_v[-1] if len(cand_v) == R else np.inf
-        margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
-        for k in range(2, K + 1):
-            L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
-                                             self.max_candidates)
-            n_scored += m
-        st["certify_candidates"] = n_scored
-        st["certify_s"] = time.perf_counter() - t
+        with _phase(st, "oa2"):
+            try:
+                master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
+                T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1),
+                                              time_limit=self.oa2_time, stats=st)
+            except SolverError:               # harmless: the certification below is exact anyway
+                st["oa2_timeout"] = True
+        with _phase(st, "certify"):
+            cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
+            theta = cand_v[-1] if len(cand_v) == R else np.inf
+            margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
+            clock = _Clock(self.certify_time, sum(math.comb(s, k) for k in range(2, K + 1)))
+            for k in range(2, K + 1):
+                L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
+                                                 self.max_candidates, self.memory_budget, clock)
+                n_scored += m
+            st["certify_candidates"] = n_scored
         if len(L) != R:
             raise SolverError(f"certification found {len(L)} supports, expected R = {R}")
         return L, vL
 
 # %% ../nbs/51_bss_mip.ipynb #s0099c1d
 def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time, margin,
-                    max_candidates):
-    "The best support with exactly k (or at least k) swaps from `center`: (support tuple, score)."
+                    max_candidates, budget: float = _BUDGET, certify_time=None):
+    """The best support with exactly k (or at least k) swaps from `center`: (support tuple,
+    score); the pair bounds within `budget` bytes, the search within `certify_time` seconds."""
     master = CutMaster(X.shape[1], s, offset=0.0, abs_gap=tol * cuts.yy / 4)
     master.add_subset_sum(list(center), rhs=s - k, lhs=(s - k) if rule == "exact" else None)
     best_S, best_v = np.empty((0, s), dtype=np.int64), np.empty(0)
@@ -922,6 +1187,8 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
         best_v = _squared_scores(X, y, best_S, r, G=cuts.G, b=cuts.b)[0]
     except SolverError:
         pass
+    clock = (None if certify_time is None else
+             _Clock(certify_time, sum(math.comb(s, j) for j in ks if j >= 2)))
     for j in ks:
         if j == 0:
             best_S, best_v = _merge_top(best_S, best_v, np.array([center]),
@@ -929,7 +1196,7 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
             continue
         theta = float(best_v[0]) if len(best_v) else np.inf
         best_S, best_v, _, _ = _certify_swaps(X, y, r, cuts, center, j, best_S, best_v, 1,
-                                              theta, margin, max_candidates)
+                                              theta, margin, max_candidates, budget, clock)
     return tuple(best_S[0].tolist()), float(best_v[0])
 
 # %% ../nbs/51_bss_mip.ipynb #bb02cd
@@ -944,17 +1211,21 @@ def _ill_conditioned(G, b, yy, U, out, limit=1e4):
     return not amp <= limit
 
 
-def _far_bucket_bounds(X, y, r, cuts, center, k):
+def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
-    Gershgorin bound of each dropped set (see above)."""
+    Gershgorin bound of each dropped set (see above); pair bounds within `budget` bytes."""
     best_S, best_v, low = None, np.inf, np.inf
-    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
-        S = _greedy_support(U, out, lb, k)
+    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+        if k == 2:
+            ij, lb2, _, _ = pairs.scan()
+            S = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+        else:
+            S = _greedy_support(U, out, lb, k)
         v = float(_squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0][0])
         if v < best_v:
             best_S, best_v = S[0], v
         if k <= 2:                                # exact_up_to < 2: the exact OLS bounds
-            low = min(low, float(np.min(lb if k == 1 else lb[~np.eye(len(out), dtype=bool)])))
+            low = min(low, float(np.min(lb)) if k == 1 else lb2)
             continue
         if _ill_conditioned(cuts.G, cuts.b, cuts.yy, U, out):
             low = -np.inf                         # float error could exceed gamma: no bound
@@ -982,9 +1253,8 @@ class MIPSearch(_MIPSearchCertify):
         S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st)
         v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
         L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
-        t = time.perf_counter()
-        v = support_scores(X, y, L, r=r)      # the public exact scorer, once, on the final list
-        st["rescore_s"] = time.perf_counter() - t
+        with _phase(st, "rescore"):
+            v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the final list
         st["list_two_plus_swaps"] = int(np.sum(s - np.isin(L, S1).sum(1) >= 2))
         return L, v
 
@@ -1007,7 +1277,8 @@ class MIPSearch(_MIPSearchCertify):
             ks = range(k, K + 1) if rule == "at_least" else [k]
             rows.append(_bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol,
                                         self.oa_tol, self.oa2_time, margin,
-                                        self.max_candidates)[0])
+                                        self.max_candidates, self.memory_budget,
+                                        self.certify_time)[0])
         rows = np.array(rows, dtype=np.int64)
         return rows, support_scores(X, y, rows, r=r)   # the public exact scorer on the final rows
 
@@ -1031,10 +1302,11 @@ class MIPSearch(_MIPSearchCertify):
         for k in range(1, K + 1):
             if k <= exact_up_to:
                 S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
-                                       self.oa_tol, self.oa2_time, margin, self.max_candidates)
+                                       self.oa_tol, self.oa2_time, margin, self.max_candidates,
+                                       self.memory_budget, self.certify_time)
                 low = None
             else:
-                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k)
+                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k, self.memory_budget)
             rows.append(tuple(S))
             lo.append(low)
         rows = np.array(rows, dtype=np.int64)
@@ -1055,7 +1327,8 @@ class MIPSearch(_MIPSearchCertify):
             return np.array(center), float(support_scores(X, y, [center], r=r)[0])
         ks = range(k, K + 1) if rule == "at_least" else [k]
         S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
-                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates)
+                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
+                               self.memory_budget, self.certify_time)
         return np.array(S), float(support_scores(X, y, [S], r=r)[0])
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
