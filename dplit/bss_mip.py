@@ -25,7 +25,8 @@ __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_for
            'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
            'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
            'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds', 'hinge_data', 'HingeCuts', 'HingeOASearch',
-           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r']
+           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r',
+           'bench_bss_scale']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -1806,3 +1807,60 @@ def bench_top_r(full: bool = False) -> dict:
             f"supports): {st['rescore_s']:.2f} s, pipeline / floor = "
             f"{st['total_s'] / st['rescore_s']:.0f}")
     return dict(table=df.to_string() + note, numbers=numbers)
+
+# %% ../nbs/51_bss_mip.ipynb #i25b01cd
+_SCALE_PHASES = ("setup", "warm_start", "oa", "one_swap", "oa2", "certify", "rescore")
+
+
+def _scale_case(n: int, p: int, s: int = 5, seed: int = 0) -> dict:
+    "One top-R release at (n, p): seconds and peak bytes per phase, the floor and the ratio."
+    X, y, _ = bss_data(n, p, s, rng=seed)
+    t = time.perf_counter()
+    Xc = np.ascontiguousarray(X)
+    G = Xc.T @ Xc                                   # the floor: one X'X
+    floor = time.perf_counter() - t
+    del G, Xc
+    m = MIPSearch()
+    _TRACK_MEMORY[0] = True
+    _peak_rss(reset=True)
+    t = time.perf_counter()
+    try:
+        top_r_select(X, y, s, 1.0, r=1.1, b_x=0.5, b_y=0.5, search=m, rng=seed)
+        status = "ok"
+    except SolverError as e:
+        status = f"SolverError: {str(e)[:60]}"
+    finally:
+        _TRACK_MEMORY[0] = False
+    total, peak = time.perf_counter() - t, _peak_rss()
+    st = getattr(m, "last_stats_", {})
+    row = {"n": n, "p": p, "status": status}
+    for ph in _SCALE_PHASES:
+        row[f"{ph} s"] = st.get(f"{ph}_s", math.nan)
+    row["rest s"] = total - sum(st.get(f"{ph}_s", 0.0) for ph in _SCALE_PHASES)
+    row.update({"total s": total, "floor s": floor, "ratio": total / floor})
+    for ph in _SCALE_PHASES:
+        row[f"{ph} GB"] = st.get(f"{ph}_peak_bytes", math.nan) / 1e9
+    row["peak GB"] = peak / 1e9
+    return row
+
+
+@register_benchmark(
+    "bss_scale",
+    "one top-R release (MIPSearch defaults, s = 5) at p = 1000 and 3000, n = 0.8p and 3p "
+    "(--full: p = 10^4, n = 8000): time and peak memory per phase, the floor (one X'X), the ratio",
+)
+def bench_bss_scale(full: bool = False) -> dict:
+    import pandas as pd
+
+    cases = [(int(f * p), p) for p in (1000, 3000) for f in (0.8, 3.0)]
+    cases += [(8000, 10_000)] if full else []
+    rows = [_scale_case(n, p) for n, p in cases]
+    df = pd.DataFrame(rows)
+    numbers = {f"ratio_p{r['p']}_n{r['n']}": r["ratio"] for r in rows}
+    numbers.update({f"peak_GB_p{r['p']}_n{r['n']}": r["peak GB"] for r in rows})
+    numbers.update({f"total_s_p{r['p']}_n{r['n']}": r["total s"] for r in rows})
+    time_cols = ["n", "p", "status"] + [c for c in df.columns if c.endswith(" s") or c == "ratio"]
+    mem_cols = ["n", "p"] + [c for c in df.columns if c.endswith(" GB")]
+    table = (df[time_cols].to_string(index=False, float_format=lambda v: f"{v:.2f}") + "\n\n"
+             + df[mem_cols].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return dict(table=table, numbers=numbers)
