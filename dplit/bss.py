@@ -78,7 +78,7 @@ def _trust_region(lam, c, yy, r):
 # %% ../nbs/50_bss.ipynb #b2a70093
 import weakref
 
-_RELEASES: dict = {}   # id of a release's own view of X -> {"x", "y": weak refs, "G", "b", "yy", ...}
+_RELEASES: dict = {}   # id of a release's view of X -> {"x", "y": weak refs, "G", "b", "yy", ...}
 
 
 def _release_data(X, y):

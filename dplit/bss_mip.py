@@ -675,7 +675,9 @@ import logging
 
 from .bss import _gram, _release_entry
 
-_BUDGET = 512 * 2**20     # bytes of working memory for one band of pair bounds (MIPSearch's default)
+_ADVICE = ("; the bounds that prune the supports are too loose here: lower R or s, use more "
+           "rows (n), or raise max_candidates and certify_time if the time is there")
+_BUDGET = 512 * 2**20     # bytes of working memory for one band of pair bounds (the default)
 
 
 class _Clock:
@@ -690,7 +692,7 @@ class _Clock:
     def _fail(self, what):
         raise SolverError(f"the certification {what}, more than certify_time = {self.seconds:g}"
                           " s: raise certify_time, lower R or s (the blocks grow as 2^s), or use"
-                          " more rows (the bounds are loose when n is small)")
+                          " more rows (n)")
 
     def check(self):
         if time.perf_counter() - self.t0 > self.seconds:
@@ -769,8 +771,8 @@ class _PairScan:
                 i, j = np.nonzero(np.triu(lb <= threshold, a + 1))
                 count += len(i)
                 if count > max_candidates:
-                    raise SolverError(f"certification: more than {max_candidates} candidates in "
-                                      "one block (> max_candidates)")
+                    raise SolverError(f"certification: more than max_candidates = "
+                                      f"{max_candidates} candidates in one block{_ADVICE}")
                 I.append(i + a)
                 J.append(j)
                 L.append(lb[i, j])
@@ -887,7 +889,7 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
         if math.comb(len(cand), k) > max_candidates:
             raise SolverError(
                 f"certification needs {math.comb(len(cand), k)} candidates in bucket k = {k}"
-                f" (> max_candidates = {max_candidates})"
+                f" (> max_candidates = {max_candidates}){_ADVICE}"
             )
         B = np.array(
             [cb for cb in combinations(cand.tolist(), k) if g[list(cb)].sum() >= need],
@@ -897,6 +899,7 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
     if len(B) > max_candidates:
         raise SolverError(
             f"certification: {len(B)} candidates in one block (> max_candidates = {max_candidates})"
+            + _ADVICE
         )
     S = (
         np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1)
