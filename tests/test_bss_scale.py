@@ -1,0 +1,133 @@
+"""Issue 25: best-subset selection at scale -- the streamed pair bounds, the one-X'X-per-release
+cache, the cheaper psd_shift and the certification's budgets, each against an independent truth."""
+import gc
+
+import numpy as np
+import pytest
+
+import dplit.bss as B
+import dplit.bss_mip as M
+from dplit.bss import ExhaustiveSearch, clip_data, enumerate_supports, top_r_select
+from dplit.bss_mip import MIPSearch, SolverError, bss_data, kswap_bounds, psd_shift
+
+
+def _gram(n, p, s, seed, snr=5.0):
+    X, y, _ = bss_data(n, p, s, snr=snr, rng=seed)
+    return X, y, X.T @ X, X.T @ y, float(y @ y)
+
+
+@pytest.mark.parametrize("seed, budget", [(0, 64 * 7), (1, 64 * 30), (2, M._BUDGET)])
+def test_pair_scan_equals_dense_bounds(seed, budget):
+    """The banded k = 2 scan returns the dense matrix's first off-diagonal minimiser, its value, and
+    the pairs i < j under a threshold in row-major order (budget 64*7 bytes: one row per band)."""
+    X, y, G, b, yy = _gram(80, 30, 4, seed)
+    center = (0, 2, 4, 6)
+    dense = list(kswap_bounds(G, b, yy, center, 2))
+    streamed = list(M._swap_blocks(G, b, yy, center, 2, budget))
+    assert len(dense) == len(streamed) == 6
+    for (U, out, lb, _), (U2, out2, _, _, pairs) in zip(dense, streamed):
+        assert np.array_equal(U, U2) and np.array_equal(out, out2)
+        off = np.where(np.eye(len(out), dtype=bool), np.inf, lb)
+        q = np.unravel_index(np.argmin(off), off.shape)
+        thr = float(np.quantile(lb[np.triu_indices(len(out), 1)], 0.2))
+        ij, best, Bp, L = pairs.scan(thr)
+        assert tuple(ij) == tuple(q) and best == off[q]
+        i, j = np.nonzero(np.triu(lb <= thr, 1))
+        assert np.array_equal(Bp, np.column_stack([i, j]))
+        np.testing.assert_allclose(L, lb[i, j], rtol=0, atol=1e-12 * yy)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_streamed_rho_max_equals_dense(k):
+    X, y, G, b, yy = _gram(60, 25, 5, 3)
+    center = (1, 3, 5, 7, 9)
+    for (U, out, lb, mx), (_, _, lb2, mx2, _) in zip(kswap_bounds(G, b, yy, center, k),
+                                                    M._swap_blocks(G, b, yy, center, k, 64 * 5)):
+        assert np.array_equal(lb, lb2)
+        assert mx2 == pytest.approx(mx, rel=1e-12, abs=1e-15)
+
+
+def test_pair_scan_caps_candidates():
+    X, y, G, b, yy = _gram(80, 30, 4, 0)
+    pairs = next(M._swap_blocks(G, b, yy, (0, 2, 4, 6), 2))[4]
+    with pytest.raises(SolverError, match="max_candidates"):
+        pairs.scan(np.inf, max_candidates=10)
+
+
+@pytest.mark.parametrize("n, p", [(200, 40), (60, 50), (500, 120)])
+def test_psd_shift_is_proved_and_close(n, p):
+    "G - dI is PSD (eigvalsh, independent) and d keeps at least half of lambda_min."
+    X, y, G, _, _ = _gram(n, p, 3, 5)
+    lam = np.linalg.eigvalsh(G)[0]
+    d = psd_shift(G)
+    assert 0.0 <= d <= lam + 1e-9 * np.max(np.diag(G)) * p
+    assert d >= 0.5 * lam
+
+
+def test_clip_data_copies_only_when_needed():
+    g = np.random.default_rng(0)
+    X, y = g.uniform(-0.4, 0.4, (20, 5)), g.uniform(-0.4, 0.4, 20)
+    Xc, yc = clip_data(X, y, b_x=0.5, b_y=0.5)
+    assert Xc is X and yc is y                        # nothing outside: the arrays themselves
+    X2 = X.copy()
+    X2[3, 1] = 0.9
+    with pytest.warns(UserWarning, match="clipped 1 entries"):
+        Xc, _ = clip_data(X2, y, b_x=0.5, b_y=0.5)
+    assert Xc is not X2 and X2[3, 1] == 0.9 and Xc[3, 1] == 0.5
+
+
+def test_one_gram_per_release_and_freed(monkeypatch):
+    """Within a top-R release with MIPSearch, X'X is formed once (counted at `_gram`'s formation),
+    the release equals the exhaustive one seed for seed, and nothing stays cached afterwards."""
+    X, y, _ = bss_data(300, 14, 3, rng=4)
+    formed = []
+    real = B._gram
+
+    def counting(Xa, ya):
+        e = B._release_entry(Xa, ya)
+        if e is not None and "G" not in e:
+            formed.append(Xa.shape)
+        return real(Xa, ya)
+
+    monkeypatch.setattr(B, "_gram", counting)
+    monkeypatch.setattr(M, "_gram", counting)
+    for seed in range(3):
+        formed.clear()
+        a = top_r_select(X, y, 3, 1.0, search=MIPSearch(), rng=seed)
+        assert formed == [X.shape]
+        assert a.value == top_r_select(X, y, 3, 1.0, search=ExhaustiveSearch(), rng=seed).value
+    gc.collect()
+    assert B._RELEASES == {}
+
+
+def test_cuts_key_sees_in_place_changes():
+    "Outside a release the cache key reads the bytes: an in-place change of X is a new key."
+    X, y, _ = bss_data(60, 8, 2, rng=0)
+    m = MIPSearch()
+    c1 = m._cuts(X, y, 1.1)
+    X[0, 0] += 0.01
+    c2 = m._cuts(X, y, 1.1)
+    assert c2 is not c1 and c2.G[0, 0] == pytest.approx(float(X[:, 0] @ X[:, 0]))
+    Xf = np.asfortranarray(X)
+    assert m._cuts(Xf, y, 1.1) is not c2                 # the memory order is part of the key
+
+
+@pytest.mark.parametrize("budget", [64 * 3, 1e9])
+def test_top_r_with_tiny_memory_budget_equals_enumeration(budget):
+    X, y, _ = bss_data(200, 14, 4, snr=0.5, rng=1)
+    E, ve = enumerate_supports(X, y, 4, r=1.1)
+    R = 2 + 10 * 4
+    S, v = MIPSearch(memory_budget=budget).top_r(X, y, 4, R, r=1.1)
+    assert np.array_equal(S, E[:R])
+
+
+def test_certification_budget_fails_at_once_with_advice():
+    X, y, _ = bss_data(300, 40, 5, snr=0.5, rng=2)
+    with pytest.raises(SolverError, match="certify_time"):
+        MIPSearch(certify_time=1e-9).top_r(X, y, 5, 200, r=1.1)
+
+
+@pytest.mark.parametrize("name", ["certify_time", "memory_budget"])
+def test_new_parameters_validated(name):
+    with pytest.raises(ValueError, match=name):
+        MIPSearch(**{name: 0})
