@@ -673,6 +673,8 @@ def kswap_bounds(G, b, yy, center, k: int):
 # %% ../nbs/51_bss_mip.ipynb #i25s01cd
 import logging
 
+import numba
+
 from .bss import _gram, _release_entry
 
 _ADVICE = ("; the bounds that prune the supports are too loose here: lower R or s, use more "
@@ -712,87 +714,121 @@ def _tick(clock, block: bool = False):
 
 
 def _band_rows(m: int, budget: float) -> int:
-    "Rows per band: about 8 arrays of (rows, m) float64 live at once while a band is formed."
-    return max(1, int(budget // (64 * max(m, 1))))
+    """Rows per band (a band is one call of the compiled scan, between two checks of the clock):
+    as many as a (rows, m) float64 array of `budget` bytes would hold, and at most 2^21 / m."""
+    return max(1, int(min(budget // (8 * max(m, 1)), 2**21 // max(m, 1))))
 
 
-def _pair_rho(G, out, a2, W, GoU, a, e):
-    "Rows a:e of the residual correlations rho (diagonal set to 0), as in `kswap_bounds`."
-    M = G[np.ix_(out[a:e], out)]
-    if W is not None:
-        M -= W[a:e] @ GoU.T
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = M / np.sqrt(np.outer(a2[a:e], a2))
-    rho[np.arange(e - a), np.arange(a, e)] = 0.0
-    return rho
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _pair_rho(G, out, W, GoU, a2, i, j):
+    "rho_ij of `kswap_bounds`: M_ij = G[out_i, out_j] - W_i . GoU_j over sqrt(a2_i a2_j)."
+    mij = G[out[i], out[j]]
+    corr = 0.0
+    for u in range(W.shape[1]):
+        corr += W[i, u] * GoU[j, u]
+    return (mij - corr) / np.sqrt(a2[i] * a2[j])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _pair_band(G, out, W, GoU, a, e, t, a2, rss, thr, use_thr, I, J, L, cnt):
+    """Rows a:e of the k = 2 bounds in one pass, entry by entry as `kswap_bounds` computes them,
+    without storing them: the first smallest off-diagonal bound (value, row, column), and the
+    pairs i < j with bound <= thr written to I, J, L from index cnt on (while there is room)."""
+    best, bi, bj = np.inf, -1, -1
+    cap = len(I)
+    for i in range(a, e):
+        ti = t[i]
+        for j in range(len(out)):
+            if j == i:
+                continue
+            rho = _pair_rho(G, out, W, GoU, a2, i, j)
+            tj = t[j]
+            den = 1 - rho * rho
+            g = (ti * ti + tj * tj - 2 * rho * (ti * tj)) / den
+            if not np.isfinite(g) or den < 1e-8:   # near-collinear: no bound
+                g = np.inf
+            lb = rss - g
+            if bi < 0 or lb < best:
+                best, bi, bj = lb, i, j
+            if use_thr and j > i and lb <= thr:
+                if cnt < cap:
+                    I[cnt], J[cnt], L[cnt] = i, j, lb
+                cnt += 1
+    return best, bi, bj, cnt
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rho_band_max(G, out, W, GoU, a, e, a2, fin, mx):
+    "max(mx, |rho|) over rows a:e and the columns in `fin` (rows outside fin skipped; NaN ignored)."
+    for i in range(a, e):
+        if not fin[i]:
+            continue
+        for j in range(len(out)):
+            if not fin[j]:
+                continue
+            v = 0.0 if j == i else abs(_pair_rho(G, out, W, GoU, a2, i, j))
+            if v > mx or (np.isnan(mx) and not np.isnan(v)):
+                mx = v
+    return mx
 
 
 class _PairScan:
-    """The k = 2 pair bounds of one dropped set, formed band by band (see above).
+    """The k = 2 pair bounds of one dropped set, computed band by band by a compiled loop that
+    keeps only what is asked for (see above).
 
     Parameters
     ----------
     G, rss, t, a2, W, GoU, out : the block's statistics (`_base_stats`)
-    budget : bytes of working memory per band
+    budget : bytes that bound a band's height (`_band_rows`)
     """
 
     def __init__(self, G, rss, t, a2, W, GoU, out, budget):
-        self.G, self.rss, self.t, self.a2, self.W, self.GoU = G, rss, t, a2, W, GoU
-        self.out, self.rows = out, _band_rows(len(out), budget)
+        m = len(out)
+        self.G, self.rss, self.out = G, float(rss), np.ascontiguousarray(out, np.int64)
+        self.t, self.a2 = np.ascontiguousarray(t, float), np.ascontiguousarray(a2, float)
+        self.W = np.zeros((m, 0)) if W is None else np.ascontiguousarray(W, float)
+        self.GoU = np.zeros((m, 0)) if GoU is None else np.ascontiguousarray(GoU, float)
+        self.rows = _band_rows(m, budget)
 
-    def bands(self):
-        "Yields (a, lb) with lb the rows a:a+len(lb) of the dense bound matrix (diagonal included)."
-        t, m = self.t, len(self.out)
-        for a in range(0, m, self.rows):
-            e = min(m, a + self.rows)
-            rho = _pair_rho(self.G, self.out, self.a2, self.W, self.GoU, a, e)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gain = (t[a:e, None] ** 2 + t[None, :] ** 2 - 2 * rho * np.outer(t[a:e], t)) / (
-                    1 - rho * rho
-                )
-            gain[~np.isfinite(gain) | (1 - rho * rho < 1e-8)] = np.inf
-            del rho
-            yield a, self.rss - gain
+    def _args(self):
+        return self.G, self.out, self.W, self.GoU
 
-    def scan(self, threshold=None, max_candidates: int = 2**62):
+    def scan(self, threshold=None, max_candidates: int = 2**40, clock=None):
         """One pass: (greedy pair (i, j), smallest off-diagonal bound, pairs i < j with bound <=
-        threshold as an int array (m, 2), their bounds); no pairs when threshold is None. More than
-        max_candidates pairs raise SolverError."""
-        best, where, I, J, L, count = np.inf, None, [], [], [], 0
-        for a, lb in self.bands():
-            h = len(lb)
-            diag = lb[np.arange(h), np.arange(a, a + h)].copy()
-            lb[np.arange(h), np.arange(a, a + h)] = np.inf
-            q = int(np.argmin(lb))
-            if where is None or lb.flat[q] < best:
-                best, where = float(lb.flat[q]), (a + q // lb.shape[1], q % lb.shape[1])
-            if threshold is not None:
-                lb[np.arange(h), np.arange(a, a + h)] = diag
-                i, j = np.nonzero(np.triu(lb <= threshold, a + 1))
-                count += len(i)
-                if count > max_candidates:
-                    raise SolverError(f"certification: more than max_candidates = "
-                                      f"{max_candidates} candidates in one block{_ADVICE}")
-                I.append(i + a)
-                J.append(j)
-                L.append(lb[i, j])
-        B = (np.column_stack([np.concatenate(I), np.concatenate(J)]) if I
-             else np.empty((0, 2), dtype=np.int64))
-        return where, best, B, (np.concatenate(L) if L else np.empty(0))
+        threshold as an int array (m, 2) in row order, their bounds); no pairs when threshold is
+        None. More than max_candidates pairs raise SolverError."""
+        m = len(self.out)
+        use = threshold is not None
+        size = min(int(max_candidates) + 1, m * (m - 1) // 2) if use else 0
+        I, J, L = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size)
+        best, where, cnt = np.inf, None, 0
+        for a in range(0, m, self.rows):
+            _tick(clock)
+            v, i, j, cnt = _pair_band(*self._args(), a, min(m, a + self.rows), self.t, self.a2,
+                                      self.rss, float(threshold) if use else 0.0, use, I, J, L,
+                                      cnt)
+            if where is None or v < best:
+                best, where = float(v), (int(i), int(j))
+            if cnt > max_candidates:
+                raise SolverError(f"certification: more than max_candidates = "
+                                  f"{max_candidates} candidates in one block{_ADVICE}")
+        return where, best, np.column_stack([I[:cnt], J[:cnt]]), L[:cnt].copy()
 
     def max_abs_rho(self, fin):
         "Largest |rho| over the rows and columns in `fin` (a boolean mask), NaN ignored."
-        mx = np.nan
-        for a in range(0, len(self.out), self.rows):
-            e = min(len(self.out), a + self.rows)
-            rows = np.flatnonzero(fin[a:e])
-            if not len(rows):
-                continue
-            rho = _pair_rho(self.G, self.out, self.a2, self.W, self.GoU, a, e)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)    # a band of NaN only
-                mx = np.fmax(mx, np.nanmax(np.abs(rho[np.ix_(rows, np.flatnonzero(fin))])))
+        mx, m = np.nan, len(self.out)
+        fin = np.ascontiguousarray(fin, np.bool_)
+        for a in range(0, m, self.rows):
+            mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.a2, fin, mx)
         return float(mx)
+
+
+def _warm_kernels():
+    "Compile (or load) the scans on a 2 x 2 problem, so that no clock ever times the compiler."
+    G = np.eye(2)
+    p = _PairScan(G, 1.0, np.ones(2), np.ones(2), None, None, np.arange(2), _BUDGET)
+    p.scan(0.0)
+    p.max_abs_rho(np.ones(2, bool))
 
 
 def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
@@ -1114,7 +1150,8 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
         _tick(clock)
         if k == 2:
             once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
-            ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates)
+            ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates,
+                                      clock)
             g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
             L, vL = _merge_top(L, vL, g0, sc(g0), R)
             if len(vL) == R:
@@ -1123,7 +1160,7 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
                 keep = LB <= theta + margin
                 B, LB = B[keep], LB[keep]
             else:
-                _, _, B, LB = pairs.scan(theta + margin, max_candidates)
+                _, _, B, LB = pairs.scan(theta + margin, max_candidates, clock)
             C, LB = _pair_supports(U, out, B, LB)
         else:
             g0 = _greedy_support(U, out, lb, k)
@@ -1141,6 +1178,21 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
     return L, vL, theta, n_scored
 
 # %% ../nbs/51_bss_mip.ipynb #s0079c1d
+def _two_swap_guess(S1, P1, v1s, p):
+    """A support two swaps from S1: the two best one-swap moves (rows of `one_swap_supports`, scores
+    v1s) that drop different members and add different columns, made together."""
+    S1, m = np.asarray(S1), p - len(S1)
+    rest = np.setdiff1d(np.arange(p), S1)
+    o = np.argsort(v1s, kind="stable")
+    j1, i1 = divmod(int(o[0]), m)
+    for q in o[1:]:
+        j2, i2 = divmod(int(q), m)
+        if j2 != j1 and i2 != i1:
+            keep = np.delete(S1, [j1, j2])
+            return tuple(sorted(keep.tolist() + [int(rest[i1]), int(rest[i2])]))
+    return None
+
+
 class _MIPSearchCertify(_MIPSearchBest):
     __doc__ = _MIPSearchParams.__doc__
 
@@ -1150,8 +1202,8 @@ class _MIPSearchCertify(_MIPSearchBest):
         p = X.shape[1]
         with _phase(st, "one_swap"):
             P1 = one_swap_supports(S1, p)
-            L, vL = _merge_top(np.array([S1]), np.array([v1]), P1,
-                               _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
+            v1s = _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0]
+            L, vL = _merge_top(np.array([S1]), np.array([v1]), P1, v1s, R)
         K = min(s, p - s)
         if K < 2:
             return L, vL
@@ -1164,9 +1216,14 @@ class _MIPSearchCertify(_MIPSearchBest):
             except SolverError:               # harmless: the certification below is exact anyway
                 st["oa2_timeout"] = True
         with _phase(st, "certify"):
+            if T is None and len(vL) < R:     # an exactly scored 2-swap support instead:
+                T = _two_swap_guess(S1, P1, v1s, p)   # a finite threshold from the first block
+                if T is not None:
+                    u = _squared_scores(X, y, np.array([T]), r, G=cuts.G, b=cuts.b)[0][0]
             cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
             theta = cand_v[-1] if len(cand_v) == R else np.inf
             margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
+            _warm_kernels()
             clock = _Clock(self.certify_time, sum(math.comb(s, k) for k in range(2, K + 1)))
             for k in range(2, K + 1):
                 L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
@@ -1191,6 +1248,7 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
         best_v = _squared_scores(X, y, best_S, r, G=cuts.G, b=cuts.b)[0]
     except SolverError:
         pass
+    _warm_kernels()
     clock = (None if certify_time is None else
              _Clock(certify_time, sum(math.comb(s, j) for j in ks if j >= 2)))
     for j in ks:
