@@ -81,6 +81,18 @@ import weakref
 _RELEASES: dict = {}   # id of a release's view of X -> {"x", "y": weak refs, "G", "b", "yy", ...}
 
 
+def _data_key(X, y, extra=()) -> str:
+    """A hash of the bytes of X and y (read in place: no copy of a C- or F-ordered array), their
+    shapes, memory order and `extra`: the key of a cache that outlives one call."""
+    import hashlib
+    h = hashlib.sha1(repr((X.shape, X.dtype.str, y.shape, y.dtype.str, extra)).encode())
+    for a in (X, y):
+        f = not a.flags.c_contiguous and a.flags.f_contiguous
+        h.update(b"F" if f else b"C")
+        h.update(a.T if f else a if a.flags.c_contiguous else np.ascontiguousarray(a))
+    return h.hexdigest()
+
+
 def _release_data(X, y):
     """Views of X and y owned by one release (no copy of the data): X'X and X'y are then formed at
     most once, on first use, and freed with the views when the release returns."""
@@ -539,9 +551,7 @@ class ExhaustiveSearch(SearchBackend):
         self._last = (None, None)                      # one-entry cache: the same data, s, r, loss
 
     def _enum(self, X, y, s, r, loss):
-        import hashlib
-        key = hashlib.sha1(np.ascontiguousarray(X, float).tobytes() + np.asarray(y, float).tobytes()
-                           + repr((s, r, loss)).encode()).hexdigest()
+        key = _data_key(np.asarray(X, float), np.asarray(y, float), (s, r, loss))
         if self._last[0] == key:
             return self._last[1]
         p = np.shape(X)[1]

@@ -675,7 +675,7 @@ import logging
 
 import numba
 
-from .bss import _gram, _release_entry
+from .bss import _data_key, _gram, _release_entry
 
 _ADVICE = ("; the bounds that prune the supports are too loose here: lower R or s, use more "
            "rows (n), or raise max_candidates and certify_time if the time is there")
@@ -1089,13 +1089,7 @@ class _MIPSearchParams(SearchBackend):
                 G, b, _ = _gram(X, y)
                 e[("cuts", float(r))] = PerspectiveCuts(X, y, r, gram=(G, b))
             return e[("cuts", float(r))]
-        import hashlib
-        h = hashlib.sha1(repr((X.shape, X.dtype.str, y.shape, y.dtype.str, float(r))).encode())
-        for a in (X, y):
-            h.update(b"F" if not a.flags.c_contiguous and a.flags.f_contiguous else b"C")
-            h.update(a if a.flags.c_contiguous else
-                     a.T if a.flags.f_contiguous else np.ascontiguousarray(a))
-        key = h.hexdigest()
+        key = _data_key(X, y, float(r))
         if getattr(self, "_cache", (None,))[0] != key:
             self._cache = (None, None)                # free the old Gram matrix first
             self._cache = (key, PerspectiveCuts(X, y, r))
