@@ -720,17 +720,17 @@ def _band_rows(m: int, budget: float) -> int:
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
-def _pair_rho(G, out, W, GoU, a2, i, j):
-    "rho_ij of `kswap_bounds`: M_ij = G[out_i, out_j] - W_i . GoU_j over sqrt(a2_i a2_j)."
+def _pair_rho(G, out, W, GoU, q, i, j):
+    "rho_ij of `kswap_bounds`: M_ij = G[out_i, out_j] - W_i . GoU_j times q_i q_j, q = a2^-1/2."
     mij = G[out[i], out[j]]
     corr = 0.0
     for u in range(W.shape[1]):
         corr += W[i, u] * GoU[j, u]
-    return (mij - corr) / np.sqrt(a2[i] * a2[j])
+    return (mij - corr) * q[i] * q[j]
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _pair_band(G, out, W, GoU, a, e, t, a2, rss, thr, use_thr, I, J, L, cnt):
+def _pair_band(G, out, W, GoU, a, e, t, q, rss, thr, use_thr, I, J, L, cnt):
     """Rows a:e of the k = 2 bounds in one pass, entry by entry as `kswap_bounds` computes them,
     without storing them: the first smallest off-diagonal bound (value, row, column), and the
     pairs i < j with bound <= thr written to I, J, L from index cnt on (while there is room)."""
@@ -741,7 +741,7 @@ def _pair_band(G, out, W, GoU, a, e, t, a2, rss, thr, use_thr, I, J, L, cnt):
         for j in range(len(out)):
             if j == i:
                 continue
-            rho = _pair_rho(G, out, W, GoU, a2, i, j)
+            rho = _pair_rho(G, out, W, GoU, q, i, j)
             tj = t[j]
             den = 1 - rho * rho
             g = (ti * ti + tj * tj - 2 * rho * (ti * tj)) / den
@@ -758,7 +758,7 @@ def _pair_band(G, out, W, GoU, a, e, t, a2, rss, thr, use_thr, I, J, L, cnt):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _rho_band_max(G, out, W, GoU, a, e, a2, fin, mx):
+def _rho_band_max(G, out, W, GoU, a, e, q, fin, mx):
     "max(mx, |rho|) over rows a:e and the columns in `fin` (rows outside fin skipped; NaN ignored)."
     for i in range(a, e):
         if not fin[i]:
@@ -766,7 +766,7 @@ def _rho_band_max(G, out, W, GoU, a, e, a2, fin, mx):
         for j in range(len(out)):
             if not fin[j]:
                 continue
-            v = 0.0 if j == i else abs(_pair_rho(G, out, W, GoU, a2, i, j))
+            v = 0.0 if j == i else abs(_pair_rho(G, out, W, GoU, q, i, j))
             if v > mx or (np.isnan(mx) and not np.isnan(v)):
                 mx = v
     return mx
@@ -785,7 +785,9 @@ class _PairScan:
     def __init__(self, G, rss, t, a2, W, GoU, out, budget):
         m = len(out)
         self.G, self.rss, self.out = G, float(rss), np.ascontiguousarray(out, np.int64)
-        self.t, self.a2 = np.ascontiguousarray(t, float), np.ascontiguousarray(a2, float)
+        self.t = np.ascontiguousarray(t, float)
+        with np.errstate(divide="ignore"):
+            self.q = 1.0 / np.sqrt(np.ascontiguousarray(a2, float))   # inf where a2 = 0
         self.W = np.zeros((m, 0)) if W is None else np.ascontiguousarray(W, float)
         self.GoU = np.zeros((m, 0)) if GoU is None else np.ascontiguousarray(GoU, float)
         self.rows = _band_rows(m, budget)
@@ -804,7 +806,7 @@ class _PairScan:
         best, where, cnt = np.inf, None, 0
         for a in range(0, m, self.rows):
             _tick(clock)
-            v, i, j, cnt = _pair_band(*self._args(), a, min(m, a + self.rows), self.t, self.a2,
+            v, i, j, cnt = _pair_band(*self._args(), a, min(m, a + self.rows), self.t, self.q,
                                       self.rss, float(threshold) if use else 0.0, use, I, J, L,
                                       cnt)
             if where is None or v < best:
@@ -819,7 +821,7 @@ class _PairScan:
         mx, m = np.nan, len(self.out)
         fin = np.ascontiguousarray(fin, np.bool_)
         for a in range(0, m, self.rows):
-            mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.a2, fin, mx)
+            mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.q, fin, mx)
         return float(mx)
 
 
