@@ -557,7 +557,7 @@ def largest_eigenvalue(G) -> float:
         return float(np.linalg.eigvalsh(G)[-1])
     from scipy.sparse.linalg import eigsh
 
-    return 1.05 * float(eigsh(G, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
+    return 1.05 * float(eigsh(G, k=1, which="LA", return_eigenvectors=False, tol=1e-3)[0])
 
 
 def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: int = 500):
@@ -582,7 +582,8 @@ def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: in
     beta[top] = b[top] / np.maximum(np.diag(G)[top] + lam, 1e-300)
     prev = None
     for _ in range(max_iter):
-        u = beta - (G @ beta - b + lam * beta) / L
+        nz = np.flatnonzero(beta)                 # G beta from the s columns in use: O(ps)
+        u = beta - (G[:, nz] @ beta[nz] - b + lam * beta) / L
         idx = np.argpartition(-np.abs(u), s - 1)[:s]
         beta = np.zeros(p)
         beta[idx] = u[idx]
