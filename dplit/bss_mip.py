@@ -25,8 +25,7 @@ __all__ = ['SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_for
            'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r', 'verify_oa_exact',
            'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds', 'kswap_candidates', 'MIPSearch',
            'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds', 'hinge_data', 'HingeCuts', 'HingeOASearch',
-           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r',
-           'bench_bss_scale']
+           'verify_hinge_cut_validity', 'verify_hinge_exact', 'verify_hinge_top_r_exact', 'bench_top_r']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
