@@ -1048,7 +1048,8 @@ class _MIPSearchParams(SearchBackend):
         regardless)
     time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the
         best support seen so far becomes the centre of the certification, which is exact from
-        any centre
+        any centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom
+        prove optimality, so that run gets at most oa2_time
     max_candidates : cap on the supports the certification may need to score (exceeding it
         raises SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
@@ -1122,13 +1123,15 @@ class _MIPSearchBest(_MIPSearchParams):
             S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
                   else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
             v, g, sc = cuts.cut(S0)
+        # n < p: X'X is singular, d = 0, and the cuts seldom prove optimality: a short run
+        limit = self.time_limit if cuts.d > 0 else min(self.time_limit, self.oa2_time)
         with _phase(st, "oa"):
             master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
             master.add_cut(S0, v, g, sc)
             try:
                 S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
                                                  tol=self.tol * max(cuts.yy, 1e-300),
-                                                 time_limit=self.time_limit, stats=st)
+                                                 time_limit=limit, stats=st)
             except SolverError as e:          # harmless: the centre only steers the certification
                 S1, v1 = e.incumbent
                 st["oa_failed"] = str(e)
