@@ -1056,7 +1056,9 @@ class _MIPSearchParams(SearchBackend):
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
     certify_time : seconds for the certification of the supports with >= 2 swaps; its cost is
         estimated from its first block, and a certification estimated (or found) to exceed it
-        raises SolverError at once, saying what to change
+        raises SolverError at once, saying what to change. The error reaches the curator before
+        anything is released; whether it is raised depends on the data (and on the machine's
+        load), so it is not covered by the privacy guarantee: do not retry with another seed
     memory_budget : bytes of working memory for the pair bounds of the certification (streamed
         in bands of this size; the data, X'X and the listed supports come on top)
 
