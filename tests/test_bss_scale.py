@@ -170,3 +170,53 @@ def test_certification_budget_fails_at_once_with_advice():
 def test_new_parameters_validated(name):
     with pytest.raises(ValueError, match=name):
         MIPSearch(**{name: 0})
+
+
+def test_data_key_reads_views_by_value_and_sees_in_place_changes():
+    """The cache key of a non-contiguous view (strided, reversed) equals that of a contiguous copy of
+    the same values (the independent truth), and changes when the base array is changed in
+    place under the view; F order is part of the key."""
+    g = np.random.default_rng(7)
+    base, yb = g.normal(size=(40, 30)), g.normal(size=80)
+    for V, yv in [(base[::2, ::3], yb[::4]), (base[::-1, 5:17], yb[::-2]),
+                  (base.T[::2, :20], yb[:30]), (base.T[:, :20], yb[1:31])]:   # the last: F order
+        assert not V.flags.c_contiguous
+        k = B._data_key(V, yv, ("x",))
+        same = np.asfortranarray if V.flags.f_contiguous else np.ascontiguousarray
+        assert k == B._data_key(same(V.copy()), yv.copy(), ("x",))
+        assert k != B._data_key(V, yv, ("z",))
+        old = V[0, 0]
+        V[0, 0] = old + 1e-12                           # writes through to `base`
+        assert B._data_key(V, yv, ("x",)) != k
+        V[0, 0] = old
+        assert B._data_key(V, yv, ("x",)) == k
+        yv[-1] += 1.0
+        assert B._data_key(V, yv, ("x",)) != k
+        yv[-1] -= 1.0
+    F = np.asfortranarray(base)
+    assert B._data_key(F, yb, ()) == B._data_key(np.asfortranarray(base.copy()), yb, ())
+    assert B._data_key(F, yb, ()) != B._data_key(base, yb, ())
+
+
+def test_exhaustive_cache_sees_in_place_change():
+    "The one-entry cache of ExhaustiveSearch recomputes after X is changed in place."
+    X, y, _ = bss_data(60, 8, 2, rng=1)
+    e = ExhaustiveSearch()
+    S1, _ = e.top_r(X, y, 2, 3, r=1.1)
+    X[:, 7] = y / np.max(np.abs(y)) * 0.5               # column 7 now fits y exactly
+    S2, v2 = e.top_r(X, y, 2, 3, r=1.1)
+    S3, v3 = ExhaustiveSearch().top_r(X, y, 2, 3, r=1.1)
+    assert not np.array_equal(S1, S2) and np.array_equal(S2, S3) and np.array_equal(v2, v3)
+    assert 7 in S2[0]
+
+
+def test_certification_budget_releases_nothing():
+    """Through the mechanisms the budget's SolverError propagates: no Release is returned (top-R and
+    the mistakes method, whose exact buckets use the same clock)."""
+    from dplit.bss import mistakes_select
+    X, y, _ = bss_data(300, 40, 5, snr=0.5, rng=2)
+    with pytest.raises(SolverError, match="certify_time"):
+        top_r_select(X, y, 5, 1.0, search=MIPSearch(certify_time=1e-9), rng=0)
+    with pytest.raises(SolverError, match="certify_time"):
+        mistakes_select(X, y, 5, 1.0, search=MIPSearch(certify_time=1e-9), gap_check="warn",
+                        rng=0)
