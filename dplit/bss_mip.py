@@ -1252,7 +1252,7 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
         pass
     _warm_kernels()
     clock = (None if certify_time is None else
-             _Clock(certify_time, sum(math.comb(s, j) for j in ks if j >= 2)))
+             _Clock(certify_time, sum(math.comb(s, j) for j in ks if j >= 1)))
     for j in ks:
         if j == 0:
             best_S, best_v = _merge_top(best_S, best_v, np.array([center]),

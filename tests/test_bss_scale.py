@@ -173,8 +173,8 @@ def test_new_parameters_validated(name):
 
 
 def test_data_key_reads_views_by_value_and_sees_in_place_changes():
-    """The cache key of a non-contiguous view (strided, reversed) equals that of a contiguous copy of
-    the same values (the independent truth), and changes when the base array is changed in
+    """The cache key of a non-contiguous view (strided, reversed) equals that of a contiguous copy
+    of the same values (the independent truth), and changes when the base array is changed in
     place under the view; F order is part of the key."""
     g = np.random.default_rng(7)
     base, yb = g.normal(size=(40, 30)), g.normal(size=80)
