@@ -197,16 +197,62 @@ def _trust_region(lam, c, yy, r):
     return primal, dual
 
 # %% ../nbs/50_bss.ipynb #b2a70093
+import weakref
+
+_RELEASES: dict = {}   # id of a release's view of X -> {"x", "y": weak refs, "G", "b", "yy", ...}
+
+
+def _data_key(X, y, extra=()) -> str:
+    """A hash of the bytes of X and y (read in place: no copy of a C- or F-ordered array), their
+    shapes, memory order and `extra`: the key of a cache that outlives one call."""
+    import hashlib
+    h = hashlib.sha1(repr((X.shape, X.dtype.str, y.shape, y.dtype.str, extra)).encode())
+    for a in (X, y):
+        f = not a.flags.c_contiguous and a.flags.f_contiguous
+        h.update(b"F" if f else b"C")
+        h.update(a.T if f else a if a.flags.c_contiguous else np.ascontiguousarray(a))
+    return h.hexdigest()
+
+
+def _release_data(X, y):
+    """Views of X and y owned by one release (no copy of the data): X'X and X'y are then formed at
+    most once, on first use, and freed with the views when the release returns."""
+    if _release_entry(X, y) is not None:           # a release inside a release: the same data
+        return X, y
+    Xv, yv = X.view(), y.view()
+    _RELEASES[id(Xv)] = dict(x=weakref.ref(Xv), y=weakref.ref(yv))
+    weakref.finalize(Xv, _RELEASES.pop, id(Xv), None)
+    return Xv, yv
+
+
+def _release_entry(X, y):
+    "The cache entry of a release's own (X, y), or None for any other arrays."
+    e = _RELEASES.get(id(X))
+    return e if e is not None and e["x"]() is X and e["y"]() is y else None
+
+
+def _gram(X, y):
+    """(X'X, X'y, y'y): from the release's cache (formed once) when (X, y) are a release's own
+    views, else formed now."""
+    e = _release_entry(X, y)
+    if e is None:
+        return X.T @ X, X.T @ y, float(y @ y)
+    if "G" not in e:
+        e["G"], e["b"], e["yy"] = X.T @ X, X.T @ y, float(y @ y)
+    return e["G"], e["b"], e["yy"]
+
+
 def _squared_scores(X, y, supports, r, G=None, b=None):
     """Squared-loss scores and certified gaps of the supports (rows of an int array), from X^T X and
     X^T y."""
     S = np.asarray(supports, dtype=np.int64)
-    if (G is None or b is None) and X.shape[1] > 2000:  # p = 10^4: only the columns used
-        cols, inv = np.unique(S, return_inverse=True)     # (the full X'X otherwise, so exact ties
-        S, Xc = inv.reshape(S.shape), X[:, cols]          # are broken as in enumeration)
-        G, b = Xc.T @ Xc, Xc.T @ y
-    G = X.T @ X if G is None else G
-    b = X.T @ y if b is None else b
+    if G is None or b is None:
+        if _release_entry(X, y) is None and X.shape[1] > 2000:  # p = 10^4: only the columns used
+            cols, inv = np.unique(S, return_inverse=True)     # (the full X'X otherwise, so exact
+            S, Xc = inv.reshape(S.shape), X[:, cols]          # ties are broken as in enumeration)
+            G, b = Xc.T @ Xc, Xc.T @ y
+        else:                                  # a release's data: its one X'X (formed once)
+            G, b, _ = _gram(X, y)
     yy = float(y @ y)
     out_v, out_g = np.empty(len(S)), np.empty(len(S))
     for start in range(0, len(S), 50_000):
@@ -675,9 +721,7 @@ class ExhaustiveSearch(SearchBackend):
         self._last = (None, None)                      # one-entry cache: the same data, s, r, loss
 
     def _enum(self, X, y, s, r, loss):
-        import hashlib
-        key = hashlib.sha1(np.ascontiguousarray(X, float).tobytes() + np.asarray(y, float).tobytes()
-                           + repr((s, r, loss)).encode()).hexdigest()
+        key = _data_key(np.asarray(X, float), np.asarray(y, float), (s, r, loss))
         if self._last[0] == key:
             return self._last[1]
         p = np.shape(X)[1]
@@ -873,19 +917,18 @@ def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
 
     Returns
     -------
-    (X, y) clipped copies.
+    (X, y) clipped copies; an array with no entry outside its bound is returned itself (no copy).
     """
     X, y = _check_data(X, y, loss)
     bx = _bound(b_x, "b_x")
-    Xc = np.clip(X, -bx, bx)
-    nx, ny = int(np.sum(Xc != X)), 0
+    nx, ny = _n_outside(X, bx), 0
+    Xc = np.clip(X, -bx, bx) if nx else X
     if loss == "squared":
         if b_y is None:
             raise TypeError("b_y is required for the squared loss")
         by = _bound(b_y, "b_y")
-        yc = np.clip(y, -by, by)
-        ny = int(np.sum(yc != y))
-        y = yc
+        ny = _n_outside(y, by)
+        y = np.clip(y, -by, by) if ny else y
     if warn:
         from dplit.core import warn_clipped
         parts = [("entries of X", nx, X.size, f"[-b_x, b_x] = [-{bx:g}, {bx:g}]")]
@@ -893,6 +936,11 @@ def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
             parts.append(("entries of y", ny, y.size, f"[-b_y, b_y] = [-{by:g}, {by:g}]"))
         warn_clipped(f"{source} (Assumption 1, Algorithm 1 line 2)", parts, stacklevel=2)
     return Xc, y
+
+
+def _n_outside(A, bound) -> int:
+    "How many entries of A lie outside [-bound, bound] (without an entrywise copy of A)."
+    return int(np.count_nonzero(A > bound)) + int(np.count_nonzero(A < -bound))
 
 
 def _effective_delta(n, s, b_x, b_y, r, loss, bound) -> float:
@@ -941,7 +989,7 @@ def _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound, clip=True):
     if clip:
         X, y = clip_data(X, y, b_x=b_x, b_y=b_y, loss=loss)
     D = _effective_delta(X.shape[0], s, b_x, b_y if b_y is not None else 1.0, r, loss, bound)
-    return X, y, s, eps, r, D
+    return (*_release_data(X, y), s, eps, r, D)     # views: one X'X per release
 
 
 def exponential_support_log_probs(scores, epsilon, delta) -> np.ndarray:

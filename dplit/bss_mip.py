@@ -236,30 +236,60 @@ def _tr_solve(Gs, bs, yy, r):
     return float(score), beta, float(mu)
 
 # %% ../nbs/51_bss_mip.ipynb #454758f1
+def _cholesky_ok(G, shift: float):
+    "The lower Cholesky factor of G - shift I, or None when the factorisation fails (not PD)."
+    from scipy.linalg import LinAlgError, cholesky
+
+    A = G.copy()
+    A[np.diag_indices_from(A)] -= shift
+    try:
+        return cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+    except LinAlgError:
+        return None
+
+
 def psd_shift(G, steps: int = 10) -> float:
-    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G): bisection on [0, min
-    diag G] with a
-    Cholesky factorisation as the test (a success proves definiteness), minus a rounding margin.
+    """A d >= 0 with G - dI positive semi-definite, close to lambda_min(G). Every d returned is
+    proved by a successful Cholesky factorisation of G - dI (minus a rounding margin). The first
+    factorisation, of G itself, also gives an estimate of lambda_min (power iteration on G^-1 by
+    triangular solves, from above); the next tries lie 1/16, 1/8, ... of the estimate below it,
+    at most `steps` of them: two factorisations in the usual case.
 
     Parameters
     ----------
-    G : symmetric PSD matrix (X'X); steps : bisection steps (the result is within 2^-steps min diag
-    of the best)
+    G : symmetric PSD matrix (X'X); steps : most factorisations after the first
 
     Returns
     -------
     float d.
     """
-    lo, hi = 0.0, float(np.min(np.diag(G)))
-    eye = np.eye(len(G))
-    for _ in range(steps):
-        mid = 0.5 * (lo + hi)
-        try:
-            np.linalg.cholesky(G - mid * eye)
-            lo = mid
-        except np.linalg.LinAlgError:
-            hi = mid
-    return max(0.0, lo - 1e-9 * float(np.max(np.diag(G))) * len(G))
+    from scipy.linalg import solve_triangular
+
+    dmax = float(np.max(np.diag(G)))
+    Lc = _cholesky_ok(G, 0.0)
+    if Lc is None:                                # singular to working precision: d = 0
+        return 0.0
+    x = np.random.default_rng(0).standard_normal(len(G))
+    mu = 0.0
+    for _ in range(40):                           # x <- G^-1 x; x'G^-1 x / x'x <= 1 / lambda_min
+        x /= np.linalg.norm(x)
+        z = solve_triangular(Lc.T, solve_triangular(Lc, x, lower=True, check_finite=False),
+                             lower=False, check_finite=False)
+        mu_new = float(x @ z)
+        x = z
+        if abs(mu_new - mu) <= 1e-4 * mu_new:
+            mu = mu_new
+            break
+        mu = mu_new
+    del Lc
+    est = min(1.0 / mu, float(np.min(np.diag(G)))) if mu > 0 else 0.0
+    lo = 0.0
+    for j in range(1, steps + 1):
+        t = est * (1 - 2.0 ** (j - 5)) if j < 5 else est * 2.0 ** (3 - j)
+        if _cholesky_ok(G, t) is not None:
+            lo = t
+            break
+    return max(0.0, lo - 1e-9 * dmax * len(G))
 
 # %% ../nbs/51_bss_mip.ipynb #597da212
 class PerspectiveCuts:
@@ -270,13 +300,14 @@ class PerspectiveCuts:
     ----------
     X, y : data; r : ball radius
     d : the diagonal shift (default: the smallest eigenvalue of X'X, so that X'X - dI is PSD)
+    gram : (X'X, X'y) when already formed (used as they are, not copied)
     """
 
-    def __init__(self, X, y, r, d=None):
+    def __init__(self, X, y, r, d=None, gram=None):
         X, y = np.asarray(X, float), np.asarray(y, float)
         self.n, self.p = X.shape
         self.r, self.yy = float(r), float(y @ y)
-        self.G, self.b = X.T @ X, X.T @ y
+        self.G, self.b = (X.T @ X, X.T @ y) if gram is None else gram
         if d is None:                  # n < p: X'X is singular, so d = 0 without a test
             d = 0.0 if self.n < self.p else psd_shift(self.G)
         self.d = float(d)
@@ -555,7 +586,7 @@ def largest_eigenvalue(G) -> float:
         return float(np.linalg.eigvalsh(G)[-1])
     from scipy.sparse.linalg import eigsh
 
-    return 1.05 * float(eigsh(G, k=1, which="LA", return_eigenvectors=False, tol=1e-6)[0])
+    return 1.05 * float(eigsh(G, k=1, which="LA", return_eigenvectors=False, tol=1e-3)[0])
 
 
 def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: int = 500):
@@ -580,7 +611,8 @@ def iht_warm_start(G, b, s: int, *, lam: float = 0.0, lam_max=None, max_iter: in
     beta[top] = b[top] / np.maximum(np.diag(G)[top] + lam, 1e-300)
     prev = None
     for _ in range(max_iter):
-        u = beta - (G @ beta - b + lam * beta) / L
+        nz = np.flatnonzero(beta)                 # G beta from the s columns in use: O(ps)
+        u = beta - (G[:, nz] @ beta[nz] - b + lam * beta) / L
         idx = np.argpartition(-np.abs(u), s - 1)[:s]
         beta = np.zeros(p)
         beta[idx] = u[idx]
@@ -668,6 +700,239 @@ def kswap_bounds(G, b, yy, center, k: int):
             mx = float(np.nanmax(np.abs(rho[np.ix_(fin, fin)]))) if len(fin) > 1 else 0.0
             yield U, out, rss - t * t, mx
 
+# %% ../nbs/51_bss_mip.ipynb #i25s01cd
+import logging
+
+import numba
+
+from .bss import _data_key, _gram, _release_entry
+
+_ADVICE = ("; the bounds that prune the supports are too loose here: lower R or s, use more "
+           "rows (n), or raise max_candidates and certify_time if the time is there")
+_BUDGET = 512 * 2**20     # bytes of working memory for one band of pair bounds (the default)
+
+
+class _Clock:
+    """The time budget of a certification over `blocks` dropped sets: `check()` raises SolverError
+    past `seconds`; `block_done()` also raises as soon as the blocks done so far put the estimate
+    of the whole above it -- above twice the budget after one block, above it after three (one
+    block's time is noisy on a shared machine)."""
+
+    def __init__(self, seconds: float, blocks: int):
+        self.seconds, self.blocks, self.done = float(seconds), max(1, int(blocks)), 0
+        self.t0 = time.perf_counter()
+
+    def _fail(self, what):
+        raise SolverError(f"the certification {what}, more than certify_time = {self.seconds:g}"
+                          " s: raise certify_time, lower R or s (the blocks grow as 2^s), or use"
+                          " more rows (n)")
+
+    def check(self):
+        if time.perf_counter() - self.t0 > self.seconds:
+            self._fail(f"ran past its budget after {self.done} of {self.blocks} blocks")
+
+    def block_done(self):
+        self.done += 1
+        est = (time.perf_counter() - self.t0) * self.blocks / self.done
+        if est > self.seconds * (2 if self.done < min(3, self.blocks) else 1):
+            self._fail(f"would take about {est:.3g} s (from {self.done} of {self.blocks} blocks)")
+
+
+def _tick(clock, block: bool = False):
+    "clock.check() (and block_done() at the end of a block); nothing without a clock."
+    if clock is not None:
+        clock.block_done() if block else clock.check()
+
+
+def _band_rows(m: int, budget: float) -> int:
+    """Rows per band (a band is one call of the compiled scan, between two checks of the clock):
+    as many as a (rows, m) float64 array of `budget` bytes would hold, and at most 2^21 / m."""
+    return max(1, int(min(budget // (8 * max(m, 1)), 2**21 // max(m, 1))))
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _pair_rho(G, out, W, GoU, q, i, j):
+    "rho_ij of `kswap_bounds`: M_ij = G[out_i, out_j] - W_i . GoU_j times q_i q_j, q = a2^-1/2."
+    mij = G[out[i], out[j]]
+    corr = 0.0
+    for u in range(W.shape[1]):
+        corr += W[i, u] * GoU[j, u]
+    return (mij - corr) * q[i] * q[j]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _pair_band(G, out, W, GoU, a, e, t, q, rss, thr, use_thr, I, J, L, cnt):
+    """Rows a:e of the k = 2 bounds in one pass, entry by entry as `kswap_bounds` computes them,
+    without storing them: the first smallest off-diagonal bound (value, row, column), and the
+    pairs i < j with bound <= thr written to I, J, L from index cnt on (while there is room)."""
+    best, bi, bj = np.inf, -1, -1
+    cap = len(I)
+    for i in range(a, e):
+        ti = t[i]
+        for j in range(len(out)):
+            if j == i:
+                continue
+            rho = _pair_rho(G, out, W, GoU, q, i, j)
+            tj = t[j]
+            den = 1 - rho * rho
+            g = (ti * ti + tj * tj - 2 * rho * (ti * tj)) / den
+            if not np.isfinite(g) or den < 1e-8:   # near-collinear: no bound
+                g = np.inf
+            lb = rss - g
+            if bi < 0 or lb < best:
+                best, bi, bj = lb, i, j
+            if use_thr and j > i and lb <= thr:
+                if cnt < cap:
+                    I[cnt], J[cnt], L[cnt] = i, j, lb
+                cnt += 1
+    return best, bi, bj, cnt
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rho_band_max(G, out, W, GoU, a, e, q, fin, mx):
+    "max(mx, |rho|) over rows a:e and the columns in `fin` (rows outside fin skipped; NaN ignored)."
+    for i in range(a, e):
+        if not fin[i]:
+            continue
+        for j in range(len(out)):
+            if not fin[j]:
+                continue
+            v = 0.0 if j == i else abs(_pair_rho(G, out, W, GoU, q, i, j))
+            if v > mx or (np.isnan(mx) and not np.isnan(v)):
+                mx = v
+    return mx
+
+
+class _PairScan:
+    """The k = 2 pair bounds of one dropped set, computed band by band by a compiled loop that
+    keeps only what is asked for (see above).
+
+    Parameters
+    ----------
+    G, rss, t, a2, W, GoU, out : the block's statistics (`_base_stats`)
+    budget : bytes that bound a band's height (`_band_rows`)
+    """
+
+    def __init__(self, G, rss, t, a2, W, GoU, out, budget):
+        m = len(out)
+        self.G, self.rss, self.out = G, float(rss), np.ascontiguousarray(out, np.int64)
+        self.t = np.ascontiguousarray(t, float)
+        with np.errstate(divide="ignore"):
+            self.q = 1.0 / np.sqrt(np.ascontiguousarray(a2, float))   # inf where a2 = 0
+        self.W = np.zeros((m, 0)) if W is None else np.ascontiguousarray(W, float)
+        self.GoU = np.zeros((m, 0)) if GoU is None else np.ascontiguousarray(GoU, float)
+        self.rows = _band_rows(m, budget)
+
+    def _args(self):
+        return self.G, self.out, self.W, self.GoU
+
+    def scan(self, threshold=None, max_candidates: int = 2**40, clock=None):
+        """One pass: (greedy pair (i, j), smallest off-diagonal bound, pairs i < j with bound <=
+        threshold as an int array (m, 2) in row order, their bounds); no pairs when threshold is
+        None. More than max_candidates pairs raise SolverError."""
+        m = len(self.out)
+        use = threshold is not None
+        size = min(int(max_candidates) + 1, m * (m - 1) // 2) if use else 0
+        I, J, L = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size)
+        best, where, cnt = np.inf, None, 0
+        for a in range(0, m, self.rows):
+            _tick(clock)
+            v, i, j, cnt = _pair_band(*self._args(), a, min(m, a + self.rows), self.t, self.q,
+                                      self.rss, float(threshold) if use else 0.0, use, I, J, L,
+                                      cnt)
+            if where is None or v < best:
+                best, where = float(v), (int(i), int(j))
+            if cnt > max_candidates:
+                raise SolverError(f"certification: more than max_candidates = "
+                                  f"{max_candidates} candidates in one block{_ADVICE}")
+        return where, best, np.column_stack([I[:cnt], J[:cnt]]), L[:cnt].copy()
+
+    def max_abs_rho(self, fin):
+        "Largest |rho| over the rows and columns in `fin` (a boolean mask), NaN ignored."
+        mx, m = np.nan, len(self.out)
+        fin = np.ascontiguousarray(fin, np.bool_)
+        for a in range(0, m, self.rows):
+            mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.q, fin, mx)
+        return float(mx)
+
+
+def _warm_kernels():
+    "Compile (or load) the scans on a 2 x 2 problem, so that no clock ever times the compiler."
+    G = np.eye(2)
+    p = _PairScan(G, 1.0, np.ones(2), np.ones(2), None, None, np.arange(2), _BUDGET)
+    p.scan(0.0)
+    p.max_abs_rho(np.ones(2, bool))
+
+
+def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
+    """`kswap_bounds` in bounded memory: yields (U, out, bounds, max |rho|, pairs) per dropped set,
+    with bounds = None and pairs a `_PairScan` for k = 2, pairs = None otherwise."""
+    center = np.asarray(sorted(center), dtype=np.int64)
+    out = np.setdiff1d(np.arange(len(b)), center)
+    for A in combinations(range(len(center)), k):
+        U = np.delete(center, list(A))
+        rss, c, a2, W, GoU = _base_stats(G, b, yy, U, out)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(a2 > 1e-12 * max(1.0, np.diag(G).max()), c / np.sqrt(a2), np.inf)
+        if k == 1:
+            yield U, out, rss - t * t, None, None
+            continue
+        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget)
+        if k == 2:
+            yield U, out, None, None, pairs
+        else:
+            fin = np.isfinite(t)                  # columns with t = inf are always kept
+            mx = pairs.max_abs_rho(fin) if fin.sum() > 1 else 0.0
+            yield U, out, rss - t * t, mx, None
+
+
+def _pair_supports(U, out, B, L):
+    "The supports U + out[B] of one block's pairs, sorted by bound (ties in row order)."
+    if not len(B):
+        return np.empty((0, len(U) + 2), dtype=np.int64), np.empty(0)
+    S = np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1)
+    o = np.argsort(L, kind="stable")
+    return S[o], L[o]
+
+
+_log = logging.getLogger("dplit.bss_mip")
+_TRACK_MEMORY = [False]   # set by the benchmark: peak resident memory per phase (Linux only)
+
+
+def _peak_rss(reset: bool = False) -> float:
+    "The process's peak resident memory in bytes since the last reset (NaN where unknown)."
+    try:
+        if reset:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            return math.nan
+        with open("/proc/self/status") as f:
+            return next(float(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        return math.nan
+
+
+class _phase:
+    """`with _phase(stats, name)`: the phase's seconds into stats[name + "_s"] (and its peak
+    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end."""
+
+    def __init__(self, st, name):
+        self.st, self.name = st, name
+
+    def __enter__(self):
+        if _TRACK_MEMORY[0]:
+            _peak_rss(reset=True)
+        self.t = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        dt = time.perf_counter() - self.t
+        self.st[f"{self.name}_s"] = self.st.get(f"{self.name}_s", 0.0) + dt
+        if _TRACK_MEMORY[0]:
+            self.st[f"{self.name}_peak_bytes"] = _peak_rss()
+        _log.info("MIPSearch: %s %s in %.2f s", self.name, "failed" if exc[0] else "done", dt)
+        return False
+
 # %% ../nbs/51_bss_mip.ipynb #0f088e6f
 def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candidates):
     """The candidates of one block (one dropped set) with bound <= threshold + margin, as (supports,
@@ -693,7 +958,7 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
         if math.comb(len(cand), k) > max_candidates:
             raise SolverError(
                 f"certification needs {math.comb(len(cand), k)} candidates in bucket k = {k}"
-                f" (> max_candidates = {max_candidates})"
+                f" (> max_candidates = {max_candidates}){_ADVICE}"
             )
         B = np.array(
             [cb for cb in combinations(cand.tolist(), k) if g[list(cb)].sum() >= need],
@@ -703,6 +968,7 @@ def _block_candidates(G, b, yy, U, out, lb, mx, k, threshold, margin, max_candid
     if len(B) > max_candidates:
         raise SolverError(
             f"certification: {len(B)} candidates in one block (> max_candidates = {max_candidates})"
+            + _ADVICE
         )
     S = (
         np.sort(np.column_stack([np.tile(U, (len(B), 1)), out[B]]), axis=1)
@@ -767,13 +1033,16 @@ def _rss_of(G, b, yy, U):
     return float(yy - b[U] @ beta)
 
 # %% ../nbs/51_bss_mip.ipynb #e0d5548b
-def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 2000):
+def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 2000,
+                    clock=None):
     """Merge candidates C (sorted by lower bound LB) into the scored list (M, vM), scoring them
     exactly in chunks
     and stopping as soon as the next bound exceeds the current R-th score. Returns (M, vM, number
-    scored)."""
+    scored).
+    `clock` (a _Clock) bounds the time."""
     i = 0
     while i < len(C):
+        _tick(clock)
         theta = vM[-1] if len(vM) == R else np.inf
         if LB[i] > theta + margin:
             break
@@ -810,17 +1079,30 @@ class _MIPSearchParams(SearchBackend):
         regardless)
     time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the
         best support seen so far becomes the centre of the certification, which is exact from
-        any centre
+        any centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom
+        prove optimality, so that run gets at most oa2_time
     max_candidates : cap on the supports the certification may need to score (exceeding it
         raises SolverError)
     warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
+    certify_time : seconds for the certification of the supports with >= 2 swaps; its cost is
+        estimated from its first block, and a certification estimated (or found) to exceed it
+        raises SolverError at once, saying what to change. The error reaches the curator before
+        anything is released; whether it is raised depends on the data (and on the machine's
+        load), so it is not covered by the privacy guarantee: do not retry with another seed
+    memory_budget : bytes of working memory for the pair bounds of the certification (streamed
+        in bands of this size; the data, X'X and the listed supports come on top)
+
+    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
+    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
+    the logger "dplit.bss_mip" and timed in `last_stats_`.
     """
 
     name = "mip"
 
     def __init__(self, *, tol: float = 1e-9, oa_tol: float = 0.005, oa2_time: float = 2.0,
-                 time_limit: float = 600.0, max_candidates: int = 2_000_000,
-                 warm_start: str = "iht"):
+                 time_limit: float = 20.0, max_candidates: int = 2_000_000,
+                 warm_start: str = "iht", certify_time: float = 30.0,
+                 memory_budget: float = _BUDGET):
         self.tol = check_positive(tol, "tol")
         self.oa_tol = check_positive(oa_tol, "oa_tol")
         self.oa2_time = _check_time_limit(oa2_time, "oa2_time")
@@ -829,14 +1111,21 @@ class _MIPSearchParams(SearchBackend):
         if warm_start not in ("iht", "none"):
             raise ValueError(f"warm_start must be 'iht' or 'none', got {warm_start!r}")
         self.warm_start = warm_start
+        self.certify_time = check_positive(certify_time, "certify_time")
+        self.memory_budget = check_positive(memory_budget, "memory_budget")
 
     def _cuts(self, X, y, r):
         """The data's PerspectiveCuts (X'X, X'y, the shift d), kept for the next call on the same
-        data and r: top_r, bucket_bounds and bucket_minimum of one release share it."""
-        import hashlib
-        head = repr((X.shape, X.dtype.str, y.shape, y.dtype.str, float(r))).encode()
-        key = hashlib.sha1(head + np.ascontiguousarray(X).tobytes()
-                           + np.ascontiguousarray(y).tobytes()).hexdigest()
+        data and r: top_r, bucket_bounds and bucket_minimum of one release share it. Inside a
+        release (`dplit.bss`) it is kept with the release's own X'X and freed with it; other
+        arrays are keyed by a hash of their bytes, read in place (no copy of X)."""
+        e = _release_entry(X, y)
+        if e is not None:
+            if ("cuts", float(r)) not in e:
+                G, b, _ = _gram(X, y)
+                e[("cuts", float(r))] = PerspectiveCuts(X, y, r, gram=(G, b))
+            return e[("cuts", float(r))]
+        key = _data_key(X, y, float(r))
         if getattr(self, "_cache", (None,))[0] != key:
             self._cache = (None, None)                # free the old Gram matrix first
             self._cache = (key, PerspectiveCuts(X, y, r))
@@ -862,47 +1151,82 @@ class _MIPSearchBest(_MIPSearchParams):
     def best_support(self, X, y, s, *, r, stats=None):
         "The best support (certified by OA up to tol * y'y) and the cut generator."
         st = {} if stats is None else stats
-        t = time.perf_counter()
-        cuts = self._cuts(X, y, r)
+        with _phase(st, "setup"):
+            cuts = self._cuts(X, y, r)
         p = X.shape[1]
-        st["setup_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
-              else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
-        v, g, sc = cuts.cut(S0)
-        st["warm_start_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
-        master.add_cut(S0, v, g, sc)
-        try:
-            S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
-                                             tol=self.tol * max(cuts.yy, 1e-300),
-                                             time_limit=self.time_limit, stats=st)
-        except SolverError as e:              # harmless: the centre only steers the certification
-            S1, v1 = e.incumbent
-            st["oa_failed"] = str(e)
-        st["oa_s"] = time.perf_counter() - t
+        with _phase(st, "warm_start"):
+            S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
+                  else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
+            v, g, sc = cuts.cut(S0)
+        # n < p: X'X is singular, d = 0, and the cuts seldom prove optimality: a short run
+        limit = self.time_limit if cuts.d > 0 else min(self.time_limit, self.oa2_time)
+        with _phase(st, "oa"):
+            master = CutMaster(p, s, offset=sc, abs_gap=self.tol * max(cuts.yy, 1e-300) / 4)
+            master.add_cut(S0, v, g, sc)
+            try:
+                S1, v1, lb = outer_approximation(cuts, master, incumbent=(S0, sc),
+                                                 tol=self.tol * max(cuts.yy, 1e-300),
+                                                 time_limit=limit, stats=st)
+            except SolverError as e:          # harmless: the centre only steers the certification
+                S1, v1 = e.incumbent
+                st["oa_failed"] = str(e)
         return S1, v1, cuts, master
 
 # %% ../nbs/51_bss_mip.ipynb #s0059c1d
-def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates):
+def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates,
+                   budget: float = _BUDGET, clock=None):
     """Merge into the scored list (L, vL) every k-swap support of `center` that can enter its top R.
-    Returns (L, vL, threshold, number of candidates scored)."""
+    Returns (L, vL, threshold, number of candidates scored). The pair bounds (k = 2) are streamed
+    within `budget` bytes; `clock` (a _Clock) bounds the time."""
     n_scored = 0
-    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
-        g0 = _greedy_support(U, out, lb, k)
-        L, vL = _merge_top(L, vL, g0, _squared_scores(X, y, g0, r, G=cuts.G, b=cuts.b)[0], R)
-        if len(vL) == R:
-            theta = min(theta, vL[-1])
-        C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
-                                  max_candidates)
-        L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin)
+    sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
+    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+        _tick(clock)
+        if k == 2:
+            once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
+            ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates,
+                                      clock)
+            g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if len(vL) == R:
+                theta = min(theta, vL[-1])
+            if once:                          # the threshold only fell: a subset of the pairs
+                keep = LB <= theta + margin
+                B, LB = B[keep], LB[keep]
+            else:
+                _, _, B, LB = pairs.scan(theta + margin, max_candidates, clock)
+            C, LB = _pair_supports(U, out, B, LB)
+        else:
+            g0 = _greedy_support(U, out, lb, k)
+            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if len(vL) == R:
+                theta = min(theta, vL[-1])
+            C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
+                                      max_candidates)
+        L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin,
+                                   clock=clock)
         n_scored += m
+        _tick(clock, block=True)
         if len(vL) == R:
             theta = min(theta, vL[-1])
     return L, vL, theta, n_scored
 
 # %% ../nbs/51_bss_mip.ipynb #s0079c1d
+def _two_swap_guess(S1, P1, v1s, p):
+    """A support two swaps from S1: the two best one-swap moves (rows of `one_swap_supports`, scores
+    v1s) that drop different members and add different columns, made together."""
+    S1, m = np.asarray(S1), p - len(S1)
+    rest = np.setdiff1d(np.arange(p), S1)
+    o = np.argsort(v1s, kind="stable")
+    j1, i1 = divmod(int(o[0]), m)
+    for q in o[1:]:
+        j2, i2 = divmod(int(q), m)
+        if j2 != j1 and i2 != i1:
+            keep = np.delete(S1, [j1, j2])
+            return tuple(sorted(keep.tolist() + [int(rest[i1]), int(rest[i2])]))
+    return None
+
+
 class _MIPSearchCertify(_MIPSearchBest):
     __doc__ = _MIPSearchParams.__doc__
 
@@ -910,41 +1234,45 @@ class _MIPSearchCertify(_MIPSearchBest):
         """Exact top R from the best support: exact one-swap scores, then every >= 2-swap support
         that can enter."""
         p = X.shape[1]
-        t = time.perf_counter()
-        P1 = one_swap_supports(S1, p)
-        L, vL = _merge_top(np.array([S1]), np.array([v1]), P1,
-                           _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0], R)
-        st["one_swap_s"] = time.perf_counter() - t
+        with _phase(st, "one_swap"):
+            P1 = one_swap_supports(S1, p)
+            v1s = _squared_scores(X, y, P1, r, G=cuts.G, b=cuts.b)[0]
+            L, vL = _merge_top(np.array([S1]), np.array([v1]), P1, v1s, R)
         K = min(s, p - s)
         if K < 2:
             return L, vL
-        t = time.perf_counter()
         T = None
-        try:
-            master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
-            T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1),
-                                          time_limit=self.oa2_time, stats=st)
-        except SolverError:                   # harmless: the certification below is exact anyway
-            st["oa2_timeout"] = True
-        st["oa2_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
-        theta = cand_v[-1] if len(cand_v) == R else np.inf
-        margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
-        for k in range(2, K + 1):
-            L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
-                                             self.max_candidates)
-            n_scored += m
-        st["certify_candidates"] = n_scored
-        st["certify_s"] = time.perf_counter() - t
+        with _phase(st, "oa2"):
+            try:
+                master.add_subset_sum(list(S1), rhs=s - 2)  # >= 2 swaps (App B step 3)
+                T, u, _ = outer_approximation(cuts, master, tol=self.oa_tol * abs(v1),
+                                              time_limit=self.oa2_time, stats=st)
+            except SolverError:               # harmless: the certification below is exact anyway
+                st["oa2_timeout"] = True
+        with _phase(st, "certify"):
+            if T is None and len(vL) < R:     # an exactly scored 2-swap support instead:
+                T = _two_swap_guess(S1, P1, v1s, p)   # a finite threshold from the first block
+                if T is not None:
+                    u = _squared_scores(X, y, np.array([T]), r, G=cuts.G, b=cuts.b)[0][0]
+            cand_v = vL if T is None else _merge_top(L, vL, np.array([T]), np.array([u]), R)[1]
+            theta = cand_v[-1] if len(cand_v) == R else np.inf
+            margin, n_scored = 1e-9 * cuts.yy + 1e-12, 0
+            _warm_kernels()
+            clock = _Clock(self.certify_time, sum(math.comb(s, k) for k in range(2, K + 1)))
+            for k in range(2, K + 1):
+                L, vL, theta, m = _certify_swaps(X, y, r, cuts, S1, k, L, vL, R, theta, margin,
+                                                 self.max_candidates, self.memory_budget, clock)
+                n_scored += m
+            st["certify_candidates"] = n_scored
         if len(L) != R:
             raise SolverError(f"certification found {len(L)} supports, expected R = {R}")
         return L, vL
 
 # %% ../nbs/51_bss_mip.ipynb #s0099c1d
 def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time, margin,
-                    max_candidates):
-    "The best support with exactly k (or at least k) swaps from `center`: (support tuple, score)."
+                    max_candidates, budget: float = _BUDGET, certify_time=None):
+    """The best support with exactly k (or at least k) swaps from `center`: (support tuple,
+    score); the pair bounds within `budget` bytes, the search within `certify_time` seconds."""
     master = CutMaster(X.shape[1], s, offset=0.0, abs_gap=tol * cuts.yy / 4)
     master.add_subset_sum(list(center), rhs=s - k, lhs=(s - k) if rule == "exact" else None)
     best_S, best_v = np.empty((0, s), dtype=np.int64), np.empty(0)
@@ -954,6 +1282,9 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
         best_v = _squared_scores(X, y, best_S, r, G=cuts.G, b=cuts.b)[0]
     except SolverError:
         pass
+    _warm_kernels()
+    clock = (None if certify_time is None else
+             _Clock(certify_time, sum(math.comb(s, j) for j in ks if j >= 1)))
     for j in ks:
         if j == 0:
             best_S, best_v = _merge_top(best_S, best_v, np.array([center]),
@@ -961,7 +1292,7 @@ def _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, tol, oa_tol, oa2_time
             continue
         theta = float(best_v[0]) if len(best_v) else np.inf
         best_S, best_v, _, _ = _certify_swaps(X, y, r, cuts, center, j, best_S, best_v, 1,
-                                              theta, margin, max_candidates)
+                                              theta, margin, max_candidates, budget, clock)
     return tuple(best_S[0].tolist()), float(best_v[0])
 
 # %% ../nbs/51_bss_mip.ipynb #bb02cd
@@ -976,17 +1307,21 @@ def _ill_conditioned(G, b, yy, U, out, limit=1e4):
     return not amp <= limit
 
 
-def _far_bucket_bounds(X, y, r, cuts, center, k):
+def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
-    Gershgorin bound of each dropped set (see above)."""
+    Gershgorin bound of each dropped set (see above); pair bounds within `budget` bytes."""
     best_S, best_v, low = None, np.inf, np.inf
-    for U, out, lb, mx in kswap_bounds(cuts.G, cuts.b, cuts.yy, center, k):
-        S = _greedy_support(U, out, lb, k)
+    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+        if k == 2:
+            ij, lb2, _, _ = pairs.scan()
+            S = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+        else:
+            S = _greedy_support(U, out, lb, k)
         v = float(_squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0][0])
         if v < best_v:
             best_S, best_v = S[0], v
         if k <= 2:                                # exact_up_to < 2: the exact OLS bounds
-            low = min(low, float(np.min(lb if k == 1 else lb[~np.eye(len(out), dtype=bool)])))
+            low = min(low, float(np.min(lb)) if k == 1 else lb2)
             continue
         if _ill_conditioned(cuts.G, cuts.b, cuts.yy, U, out):
             low = -np.inf                         # float error could exceed gamma: no bound
@@ -1015,9 +1350,8 @@ class MIPSearch(_MIPSearchCertify):
         S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st)
         v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
         L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
-        t = time.perf_counter()
-        v = support_scores(X, y, L, r=r)      # the public exact scorer, once, on the final list
-        st["rescore_s"] = time.perf_counter() - t
+        with _phase(st, "rescore"):
+            v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the final list
         st["list_two_plus_swaps"] = int(np.sum(s - np.isin(L, S1).sum(1) >= 2))
         return L, v
 
@@ -1040,7 +1374,8 @@ class MIPSearch(_MIPSearchCertify):
             ks = range(k, K + 1) if rule == "at_least" else [k]
             rows.append(_bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol,
                                         self.oa_tol, self.oa2_time, margin,
-                                        self.max_candidates)[0])
+                                        self.max_candidates, self.memory_budget,
+                                        self.certify_time)[0])
         rows = np.array(rows, dtype=np.int64)
         return rows, support_scores(X, y, rows, r=r)   # the public exact scorer on the final rows
 
@@ -1064,10 +1399,11 @@ class MIPSearch(_MIPSearchCertify):
         for k in range(1, K + 1):
             if k <= exact_up_to:
                 S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
-                                       self.oa_tol, self.oa2_time, margin, self.max_candidates)
+                                       self.oa_tol, self.oa2_time, margin, self.max_candidates,
+                                       self.memory_budget, self.certify_time)
                 low = None
             else:
-                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k)
+                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k, self.memory_budget)
             rows.append(tuple(S))
             lo.append(low)
         rows = np.array(rows, dtype=np.int64)
@@ -1088,7 +1424,8 @@ class MIPSearch(_MIPSearchCertify):
             return np.array(center), float(support_scores(X, y, [center], r=r)[0])
         ks = range(k, K + 1) if rule == "at_least" else [k]
         S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
-                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates)
+                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
+                               self.memory_budget, self.certify_time)
         return np.array(S), float(support_scores(X, y, [S], r=r)[0])
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
@@ -1579,3 +1916,60 @@ def bench_top_r(full: bool = False) -> dict:
             f"supports): {st['rescore_s']:.2f} s, pipeline / floor = "
             f"{st['total_s'] / st['rescore_s']:.0f}")
     return dict(table=df.to_string() + note, numbers=numbers)
+
+# %% ../nbs/51_bss_mip.ipynb #i25b01cd
+_SCALE_PHASES = ("setup", "warm_start", "oa", "one_swap", "oa2", "certify", "rescore")
+
+
+def _scale_case(n: int, p: int, s: int = 5, seed: int = 0) -> dict:
+    "One top-R release at (n, p): seconds and peak bytes per phase, the floor and the ratio."
+    X, y, _ = bss_data(n, p, s, rng=seed)
+    t = time.perf_counter()
+    Xc = np.ascontiguousarray(X)
+    G = Xc.T @ Xc                                   # the floor: one X'X
+    floor = time.perf_counter() - t
+    del G, Xc
+    m = MIPSearch()
+    _TRACK_MEMORY[0] = True
+    _peak_rss(reset=True)
+    t = time.perf_counter()
+    try:
+        top_r_select(X, y, s, 1.0, r=1.1, b_x=0.5, b_y=0.5, search=m, rng=seed)
+        status = "ok"
+    except SolverError as e:
+        status = f"SolverError: {str(e)[:60]}"
+    finally:
+        _TRACK_MEMORY[0] = False
+    total, peak = time.perf_counter() - t, _peak_rss()
+    st = getattr(m, "last_stats_", {})
+    row = {"n": n, "p": p, "status": status}
+    for ph in _SCALE_PHASES:
+        row[f"{ph} s"] = st.get(f"{ph}_s", math.nan)
+    row["rest s"] = total - sum(st.get(f"{ph}_s", 0.0) for ph in _SCALE_PHASES)
+    row.update({"total s": total, "floor s": floor, "ratio": total / floor})
+    for ph in _SCALE_PHASES:
+        row[f"{ph} GB"] = st.get(f"{ph}_peak_bytes", math.nan) / 1e9
+    row["peak GB"] = peak / 1e9
+    return row
+
+
+@register_benchmark(
+    "bss_scale",
+    "one top-R release (MIPSearch defaults, s = 5) at p = 1000 and 3000, n = 0.8p and 3p "
+    "(--full: p = 10^4, n = 8000): time and peak memory per phase, the floor (one X'X), the ratio",
+)
+def bench_bss_scale(full: bool = False) -> dict:
+    import pandas as pd
+
+    cases = [(int(f * p), p) for p in (1000, 3000) for f in (0.8, 3.0)]
+    cases += [(8000, 10_000)] if full else []
+    rows = [_scale_case(n, p) for n, p in cases]
+    df = pd.DataFrame(rows)
+    numbers = {f"ratio_p{r['p']}_n{r['n']}": r["ratio"] for r in rows}
+    numbers.update({f"peak_GB_p{r['p']}_n{r['n']}": r["peak GB"] for r in rows})
+    numbers.update({f"total_s_p{r['p']}_n{r['n']}": r["total s"] for r in rows})
+    time_cols = ["n", "p", "status"] + [c for c in df.columns if c.endswith(" s") or c == "ratio"]
+    mem_cols = ["n", "p"] + [c for c in df.columns if c.endswith(" GB")]
+    table = (df[time_cols].to_string(index=False, float_format=lambda v: f"{v:.2f}") + "\n\n"
+             + df[mem_cols].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return dict(table=table, numbers=numbers)
