@@ -110,7 +110,8 @@ def test_clip_data_copies_only_when_needed():
     assert Xc is X and yc is y                        # nothing outside: the arrays themselves
     X2 = X.copy()
     X2[3, 1] = 0.9
-    with pytest.warns(UserWarning, match="clipped 1 entries"):
+    from dplit.core import ClippingWarning
+    with pytest.warns(ClippingWarning, match="clipped 1 of 100 entries of X"):
         Xc, _ = clip_data(X2, y, b_x=0.5, b_y=0.5)
     assert Xc is not X2 and X2[3, 1] == 0.9 and Xc[3, 1] == 0.5
 
