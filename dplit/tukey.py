@@ -1255,6 +1255,11 @@ def _sk_validate(estimator, X, y="no_validation", **kw):
     named first: "X: ..." or "X and y: ..."."""
     from sklearn.utils.validation import validate_data
 
+    from dplit.core import check_real_data
+
+    check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
+    if not (isinstance(y, str) and y == "no_validation"):
+        check_real_data(y, "y")
     try:
         return validate_data(estimator, X, y, **kw)
     except (ValueError, TypeError) as exc:

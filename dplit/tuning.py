@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_positive, check_X_y
+from .core import check_random_state, check_real_data
 
 # %% auto #0
 __all__ = ['STOPPING', 'stopping_pgf', 'stopping_count', 'stopping_factor', 'random_stopping_select', 'best_of_law',
@@ -245,6 +246,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         """
         from sklearn.utils.validation import validate_data
 
+        g = check_random_state(self.random_state)  # an int seed or None, no generator object
+        check_real_data(X, "X"), check_real_data(y, "y")  # before scikit-learn parses strings
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
         X, y = check_X_y(X, y, min_rows=4)
         p, B = self._budget(), check_positive(self.error_bound, "error_bound")
@@ -255,7 +258,6 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         kw = [_run_params(clone(self.estimator).set_params(**c), p.epsilon, p.delta, X.shape[1])
               for c in grid]  # every candidate planned before any draw
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
-        g = as_rng(self.random_state)
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]
         best = (-math.inf, None, None)
@@ -271,6 +273,7 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
             if g.random() < p.gamma:
                 break
         self.best_score_, i, self.best_estimator_ = best
+        self.best_estimator_.random_state = None  # its seed is the key to its noise: not kept
         self.best_params_ = grid[i]  # the number of runs t stays secret (see the derivation)
         self.spend_ = self.expected_spend(X.shape[1])
         return self

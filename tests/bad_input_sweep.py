@@ -133,8 +133,10 @@ def _targets():
         add(f"PrivateRegressionPipeline[{pipe}]", "est", pipelines.PrivateRegressionPipeline,
             dict(pipeline=pipe, k=1, random_state=0), xy="big",
             only=None if pipe == "K-Tukey" else variant)
-    add("TukeyGivenBound", "est", pipelines.TukeyGivenBound,
-        dict(epsilon=1.0, delta=1e-5, n_tilde=2000.0, random_state=0), xy="big")
+    # TukeyGivenBound is folded into TukeyRegressor(fit_intercept=False, n_tilde=...) (issue 23)
+    add("TukeyRegressor[given_bound]", "est", tukey.TukeyRegressor,
+        dict(epsilon=1.0, delta=1e-5, fit_intercept=False, n_tilde=2000.0, random_state=0),
+        xy="big")
     add("budget_split", "func", pipelines.budget_split,
         dict(pipeline="K-Tukey", epsilon=1.0, delta=1e-5, count_share=0.05, selection_share=0.05,
              eta=None))
