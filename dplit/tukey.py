@@ -320,6 +320,8 @@ def restricted_em_sample(
     -------
     TukeyDraw with `points` of shape (size, d) and the drawn `levels`.
     """
+    if profile is not None and not isinstance(profile, ModelProfile):
+        raise TypeError(f"profile must be a ModelProfile or None, got {type(profile).__name__}")
     prof = profile if profile is not None else model_profile(models)
     g = as_rng(rng)
     k = check_int(size, "size", low=1)
@@ -1217,7 +1219,7 @@ def tukey_regression(
     g = as_rng(rng)
     n_share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)  # even if unused
     if n_tilde is not None:
-        n_tilde = check_in_range(n_tilde, "n_tilde", -math.inf, math.inf, low_closed=False,
+        n_tilde = check_in_range(n_tilde, "n_tilde", 0.0, math.inf,  # a count: >= 0
                                  high_closed=False)
     if n_models is not None:  # before n_tilde is drawn
         n_models = check_int(n_models, "n_models", low=1)
