@@ -1070,7 +1070,7 @@ def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, 
                          f"got {S.shape}")
     if S.size and (S.min() < 0 or S.max() >= p):
         raise ValueError(f"supports must hold column indices in [0, p) = [0, {p})")
-    check_in_range(delta, "delta", 0.0, 1.0, low_closed=False, high_closed=False)
+    check_positive(delta, "delta")  # here delta is the scores' sensitivity, not a probability
     if not (isinstance(T, (float, np.floating)) and T == math.inf):
         T = check_int(T, "T", low=1)
     g = as_rng(rng)

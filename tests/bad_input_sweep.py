@@ -443,6 +443,9 @@ VALID_HERE = {
     "mistakes_ptr_select|fallback|None": _A,
     # hinge loss: labels are +-1 and `clip_data` takes b_y=None (no bound on y is needed)
     "BestSubsetSelector[hinge]|b_y|None": _A,
+    # top_r_sample's delta is the scores' sensitivity (Delta of Algorithm 1), not a probability
+    "top_r_sample|delta|one": _A,
+    "top_r_sample|delta|above": _A,
 }
 
 
