@@ -299,7 +299,10 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         g = check_random_state(self.random_state)  # an int seed or None, no generator object
         check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
-        X = validate_data(self, X, dtype=float)
+        try:
+            X = validate_data(self, X, dtype=float)
+        except (ValueError, TypeError) as exc:  # scikit-learn's message, the argument named
+            raise type(exc)(f"X: {exc}") from None
         X = check_array(X, "X")
         spend = self.expected_spend(X.shape[1])  # validates epsilon, quantiles, relation
         lo_f, hi_f = _feature_range(self.feature_range)

@@ -194,6 +194,27 @@ def _targets():
     # not a release: a chain length, documented to be math.inf when no finite length suffices
     add("mcmc_steps", "func", bss_baselines.mcmc_steps,
         dict(epsilon=1.0, delta=1e-3, n=N, p=P, s=S), inf_ok=True)
+    # private bounds, tuning and the budget accountant (issue 24)
+    from dplit import accountant, bounds, tuning
+    add("private_quantile", "func", bounds.private_quantile,
+        dict(x=_data()[1], q=0.5, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101,
+             relation="add/remove", rng=0, size=None))
+    add("private_range", "func", bounds.private_range,
+        dict(x=_data()[1], epsilon=1.0, bounds=(-1.0, 1.0), quantiles=(0.05, 0.95), n_grid=101,
+             relation="add/remove", rng=0, size=None))
+    add("PrivateClipScaler", "est", bounds.PrivateClipScaler,      # a transformer: y is ignored
+        dict(epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101, random_state=0),
+        only=("epsilon", "bounds", "quantiles", "n_grid", "feature_range", "relation",
+              "random_state", "X"))
+    add("random_stopping_select", "func", tuning.random_stopping_select,
+        dict(run=_stopping_run, epsilon_run=1.0, kind="logarithmic", gamma=0.1, rng=0,
+             relation="add/remove"))
+    add("PrivateGridSearch", "est", tuning.PrivateGridSearch,
+        dict(estimator=boosted_adassp.BoostedAdaSSPRegressor(n_rounds=3),
+             param_grid={"n_rounds": [3, 5]}, random_state=0))
+    add("Charged", "est", accountant.Charged,
+        dict(estimator=boosted_adassp.BoostedAdaSSPRegressor(n_rounds=3, random_state=0),
+             accountant=accountant.BudgetAccountant(1e9, 0.5, tight=False)))
     # sweep runner and audit
     add("run_sweep", "func", core.run_sweep,
         dict(task=_sweep_task, settings=[{"a": 1.0}, {"a": 2.0}], repeats=1, rng=0, n_jobs=1,
@@ -203,6 +224,11 @@ def _targets():
              pilot_trials=None, statistic=None, kind="threshold", vectorized=False, rng=0,
              confidence=0.95, n_jobs=1, progress=False, scheduler=None, chunk_size=None))
     return T
+
+
+def _stopping_run(rng):
+    "One run of a random-stopping selection: a candidate and its noisy score."
+    return 0, float(rng.laplace())
 
 
 def _sweep_task(setting, rng=None):
@@ -245,6 +271,10 @@ ROLES = {
     "shares": "shares", "search": "object", "regressor": "object", "vote": "callable",
     "mechanism": "callable", "task": "callable", "statistic": "callable", "settings": "settings",
     "d0": "opaque", "d1": "opaque", "labels": "object", "scheduler": "object", "desc": "text",
+    "x": "vector", "q": "unit", "bounds": "pair", "quantiles": "pair", "feature_range": "pair",
+    "n_grid": "count", "estimator": "object", "param_grid": "object", "gamma": "prob",
+    "error_bound": "pos", "validation_fraction": "prob", "accountant": "object", "label": "text",
+    "run": "callable", "epsilon_run": "eps",
 }
 
 _R, _A = "raise", "any"
@@ -269,6 +299,14 @@ def _values(role, default):
     if role == "prob":
         return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("one", 1.0, _R), ("neg", -0.1, _R),
                     ("above", 1.5, _R), ("subnormal", 1e-320, _A)]
+    if role == "unit":                    # a quantile: both ends of [0, 1] are valid
+        return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("one", 1.0, _A), ("neg", -0.1, _R),
+                    ("above", 1.5, _R), ("subnormal", 1e-320, _A)]
+    if role == "pair":                    # (low, high) with low < high
+        return [("nan", (float("nan"), 0.5), _R), ("inf", (0.1, math.inf), _R),
+                ("reversed", (0.9, 0.1), _R), ("equal", (0.5, 0.5), _R), ("str", "ab", _R),
+                ("str_pair", ("0.1", "0.9"), _R), ("short", (0.5,), _R), ("None", None, _R),
+                ("complex", (0.1 + 1j, 0.9), _R), ("three", (0.1, 0.5, 0.9), _R)]
     if role == "eta":
         return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("neg", -0.1, _R),
                     ("subnormal", 1e-320, _A)]
@@ -387,7 +425,7 @@ def _params(t):
 def _all_params(t):
     obj = t["obj"]
     if t["kind"] == "est":
-        names = dict(obj().get_params(deep=False))
+        names = {k: p.default for k, p in inspect.signature(obj).parameters.items()}
         return [("", k, v) for k, v in names.items()] + [("", "X", None), ("", "y", None)]
     if t["kind"] == "method":
         ctor = [("ctor.", k, p.default) for k, p in inspect.signature(obj).parameters.items()]
@@ -446,6 +484,9 @@ VALID_HERE = {
     # top_r_sample's delta is the scores' sensitivity (Delta of Algorithm 1), not a probability
     "top_r_sample|delta|one": _A,
     "top_r_sample|delta|above": _A,
+    # a transformer fitted on X alone: one row, or 37 rows (no y to disagree with), is valid data
+    "PrivateClipScaler|X|one_row": _A,
+    "PrivateClipScaler|X|wrong_len": _A,
 }
 
 
