@@ -1065,9 +1065,9 @@ def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, 
     S = np.asarray(supports)
     if S.dtype.kind not in "iu":
         raise TypeError(f"supports must be an integer array, got dtype {S.dtype}")
-    if S.shape != (len(scores), s):
-        raise ValueError(f"supports must have shape (len(scores), s) = ({len(scores)}, {s}), "
-                         f"got {S.shape}")
+    R = len(scores)  # a count of listed supports (public), not a score
+    if S.shape != (R, s):
+        raise ValueError(f"supports must have shape (len(scores), s) = ({R}, {s}), got {S.shape}")
     if S.size and (S.min() < 0 or S.max() >= p):
         raise ValueError(f"supports must hold column indices in [0, p) = [0, {p})")
     check_positive(delta, "delta")  # here delta is the scores' sensitivity, not a probability

@@ -1219,7 +1219,7 @@ def tukey_regression(
     g = as_rng(rng)
     n_share = check_in_range(n_share, "n_share", 0.0, 1.0, high_closed=False)  # even if unused
     if n_tilde is not None:
-        n_tilde = check_in_range(n_tilde, "n_tilde", 0.0, math.inf,  # a count: >= 0
+        n_tilde = check_in_range(n_tilde, "n_tilde", -math.inf, math.inf, low_closed=False,
                                  high_closed=False)
     if n_models is not None:  # before n_tilde is drawn
         n_models = check_int(n_models, "n_models", low=1)

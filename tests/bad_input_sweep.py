@@ -487,6 +487,11 @@ VALID_HERE = {
     # a transformer fitted on X alone: one row, or 37 rows (no y to disagree with), is valid data
     "PrivateClipScaler|X|one_row": _A,
     "PrivateClipScaler|X|wrong_len": _A,
+    # n_tilde is a count lower bound, and a released one may be < 0: the pipelines pass theirs to
+    # TukeyRegressor(n_tilde=...) as is, and Tukey's PTR test then refuses (no release)
+    "tukey_regression|n_tilde|neg": _A,
+    "TukeyRegressor|n_tilde|neg": _A,
+    "TukeyRegressor[given_bound]|n_tilde|neg": _A,
 }
 
 
