@@ -419,6 +419,8 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         Charged
             self.
         """
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         est = clone(self.estimator)
         shown = {k: v for k, v in est.get_params(deep=False).items()
                  if k in ("epsilon", "delta", "k", "s", "n_rounds")}

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import stats
 
 from .core import as_rng, check_delta, check_epsilon, check_in_range, check_int
-from .core import check_positive, spawn_rngs
+from .core import check_bool, check_positive, spawn_rngs
 from .mechanisms import analytic_gaussian_sigma, exponential_log_probs, exponential_mechanism
 from .mechanisms import gaussian_log_delta, gaussian_mechanism
 from .mechanisms import laplace_mechanism
@@ -383,6 +383,10 @@ def audit(
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
+    for f, name in ((mechanism, "mechanism"), (statistic, "statistic")):
+        if not callable(f) and not (name == "statistic" and f is None):
+            raise TypeError(f"{name} must be callable, got {type(f).__name__}")
+    check_bool(vectorized, "vectorized"), check_bool(progress, "progress")
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     n = check_int(n_trials, "n_trials", low=100)
     n_pilot = check_int(pilot_trials if pilot_trials is not None

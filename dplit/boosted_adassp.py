@@ -752,7 +752,10 @@ class BoostedAdaSSPRegressor(_BASParams):
 
         g = check_random_state(self.random_state)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
-        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
+        try:
+            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
+        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
+            raise type(exc)(f"X and y: {exc}") from None
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
             self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_epsilon
 from .core import check_in_range, check_int, compose
+from .core import check_random_state, check_real_data, warn_clipped
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
@@ -296,13 +297,17 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         PrivateClipScaler
             self.
         """
-        X = validate_data(self, X, dtype=float)
+        g = check_random_state(self.random_state)  # an int seed or None, no generator object
+        check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
+        try:
+            X = validate_data(self, X, dtype=float)
+        except (ValueError, TypeError) as exc:  # scikit-learn's message, the argument named
+            raise type(exc)(f"X: {exc}") from None
         X = check_array(X, "X")
         spend = self.expected_spend(X.shape[1])  # validates epsilon, quantiles, relation
         lo_f, hi_f = _feature_range(self.feature_range)
         cols = self._column_bounds(X.shape[1])
         grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
-        g = as_rng(self.random_state)
         eps = check_epsilon(self.epsilon) / X.shape[1]
         self.ranges_ = np.array([
             private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
@@ -325,14 +330,12 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             The clipped, scaled data.
         """
         check_is_fitted(self, "ranges_")
+        check_real_data(X, "X")
         X = check_array(validate_data(self, X, dtype=float, reset=False), "X")
         lo, hi = self.ranges_[:, 0], self.ranges_[:, 1]
         clipped = int(((X < lo) | (X > hi)).sum())
-        if clipped:
-            warnings.warn(f"PrivateClipScaler clipped {clipped} of {X.size} entries "
-                          f"({clipped / X.size:.1%}) to the private ranges; this count is "
-                          "computed from the data and is not private: do not publish it",
-                          UserWarning, stacklevel=2)
+        warn_clipped("PrivateClipScaler.transform",  # a ClippingWarning, counts for the curator
+                     [("entries of X", clipped, X.size, "the private ranges ranges_")])
         a, b = _feature_range(self.feature_range)
         return a + (np.clip(X, lo, hi) - lo) / (hi - lo) * (b - a)
 

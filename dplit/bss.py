@@ -721,6 +721,8 @@ class ExhaustiveSearch(SearchBackend):
         self._last = (None, None)                      # one-entry cache: the same data, s, r, loss
 
     def _enum(self, X, y, s, r, loss):
+        X, y = _check_data(X, y, loss)  # named refusals (X, y, s) before numpy's own errors
+        s = _check_s(s, X.shape[1])
         key = _data_key(np.asarray(X, float), np.asarray(y, float), (s, r, loss))
         if self._last[0] == key:
             return self._last[1]
@@ -1068,12 +1070,13 @@ def theorem1_epsilon(epsilon, T, R: int, p: int, s: int, n: int, *, b_x=0.5, b_y
     float, epsilon' (= epsilon when T is infinite).
     """
     eps = check_epsilon(epsilon)
-    C = math.comb(check_int(p, "p", low=2), check_int(s, "s", low=1))
+    p = check_int(p, "p", low=2)
+    C = math.comb(p, check_int(s, "s", low=1, high=p))
     R = check_int(R, "R", low=1, high=C - 1)
-    if T == math.inf:
+    D = _effective_delta(n, s, b_x, b_y, r, loss, bound)  # validates n, b_x, b_y, r, loss, bound
+    if T == math.inf:                                     # even when the answer does not use them
         return eps
     T = check_int(T, "T", low=1)
-    D = _effective_delta(n, s, b_x, b_y, r, loss, bound)
     log_delta0 = -eps * score_upper_bound(n, b_y=b_y, loss=loss) / (2 * D) - math.log(C)
     log_qT = T * (math.log(R) - math.log(C))
     return float(np.logaddexp(eps, log_qT - log_delta0) - math.log1p(-math.exp(log_qT)))
@@ -1102,6 +1105,22 @@ def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, 
     """A draw of Algorithm 1 given the R best supports and their scores (sorted): a ~ P0 by
     Gumbel-max, then
     the listed support or the tail sampler M0. With `size`, a list of `size` independent draws."""
+    scores = check_array(scores, "scores", ndim=1)  # named refusals before any draw
+    p = check_int(p, "p", low=2)
+    s = _check_s(s, p)
+    if supports is None or isinstance(supports, (str, bytes)):
+        raise TypeError(f"supports must be an integer array, got {type(supports).__name__}")
+    S = np.asarray(supports)
+    if S.dtype.kind not in "iu":
+        raise TypeError(f"supports must be an integer array, got dtype {S.dtype}")
+    R = len(scores)  # a count of listed supports (public), not a score
+    if S.shape != (R, s):
+        raise ValueError(f"supports must have shape (len(scores), s) = ({R}, {s}), got {S.shape}")
+    if S.size and (S.min() < 0 or S.max() >= p):
+        raise ValueError(f"supports must hold column indices in [0, p) = [0, {p})")
+    check_positive(delta, "delta")  # here delta is the scores' sensitivity, not a probability
+    if not (isinstance(T, (float, np.floating)) and T == math.inf):
+        T = check_int(T, "T", low=1)
     g = as_rng(rng)
     lp = top_r_log_p0(scores, p, s, epsilon, delta)
     m = 1 if size is None else check_int(size, "size", low=1)
@@ -2364,7 +2383,11 @@ class BestSubsetSelector(_BestSubsetParams):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         _check_loss(self.loss)
-        check_delta(self.delta, positive=True)  # checked whatever the method, as every parameter
+        if self.gap_check not in ("raise", "warn"):  # checked whatever the method, as every
+            raise ValueError(f"gap_check must be 'raise' or 'warn', got {self.gap_check!r}")
+        if self.rule not in ("exact", "at_least"):   # parameter
+            raise ValueError(f"rule must be 'exact' or 'at_least', got {self.rule!r}")
+        check_delta(self.delta, positive=True)
         check_in_range(self.test_fraction, "test_fraction", 0, 1, low_closed=False,
                        high_closed=False)
         if self.R is not None:  # R, T and search too, whichever method uses them
@@ -2373,8 +2396,11 @@ class BestSubsetSelector(_BestSubsetParams):
             check_int(self.T, "T", low=1)
         _check_search(self.search)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
-        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
-                             ensure_min_features=2)
+        try:
+            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
+                                 ensure_min_features=2)
+        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
+            raise type(exc)(f"X and y: {exc}") from None
         rel = self._release(X, y, g)
         if rel.value is None:
             raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")

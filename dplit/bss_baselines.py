@@ -15,7 +15,7 @@ from .audit import AuditCase, pmf_epsilon, register_audit
 from .bss import _all_supports, _check_s
 from .core import (PrivacySpend, as_rng, check_delta, check_epsilon, check_int, check_positive,
                         check_X_y, spawn_rngs)
-from .core import check_scale, float_overflow
+from .core import check_array, check_scale, float_overflow
 from .mechanisms import Release
 from .verify import register_check
 
@@ -93,7 +93,8 @@ def samp_agg_scale(s: int, n_blocks: int, epsilon) -> float:
 def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
     """Top-s of the noisy vote vector votes + Lap(scale)^p (ranked by value, not absolute value).
     Returns a sorted tuple, or with `size` an int array (size, s) of sorted rows."""
-    v = np.asarray(votes, float)
+    v = check_array(votes, "votes", ndim=1)  # named refusals before any draw
+    s = check_int(s, "s", low=1, high=len(v))
     g = as_rng(rng)
     m = 1 if size is None else check_int(size, "size", low=1)
     noisy = v[None] + g.laplace(0.0, check_positive(scale, "scale"), size=(m, len(v)))

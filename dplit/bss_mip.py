@@ -132,7 +132,9 @@ def mip9_top_r(X, y, s: int, R: int, *, r, time_limit: float = 600.0):
     SCIP's values
     """
     found, objs = [], []
-    for _ in range(check_int(R, "R", low=1)):
+    p = np.shape(X)[1] if np.ndim(X) == 2 else None     # R <= C(p, s): more would be infeasible
+    R = check_int(R, "R", low=1, high=math.comb(p, _check_s(s, p)) if p else None)
+    for _ in range(R):
         S, v = mip9_kth_best(X, y, s, found, r=r, time_limit=time_limit)
         found.append(S)
         objs.append(v)

@@ -857,7 +857,10 @@ def dask_client(scheduler):
                         f"distributed.Client, got {type(scheduler).__name__}")
     client = _CLIENTS.get(scheduler)
     if client is None or client.status != "running":
-        client = distributed.Client(scheduler, set_as_default=False)
+        try:
+            client = distributed.Client(scheduler, set_as_default=False)
+        except (ValueError, TypeError) as exc:  # a malformed address: name the parameter
+            raise ValueError(f"scheduler={scheduler!r} is not a usable address: {exc}") from None
         _CLIENTS[scheduler] = client
     return client
 
@@ -923,6 +926,14 @@ def run_sweep(task, settings, repeats: int = 1, rng=None, n_jobs: int = 1, progr
     """
     if not callable(task):
         raise TypeError(f"task must be callable, got {type(task).__name__}")
+    if isinstance(settings, (str, bytes)) or not hasattr(settings, "__iter__"):
+        raise TypeError(f"settings must be an iterable of settings (such as a list of dicts), "
+                        f"got {type(settings).__name__}")
+    check_bool(progress, "progress")
+    if desc is not None and not isinstance(desc, str):
+        raise TypeError(f"desc must be a str or None, got {type(desc).__name__}")
+    if labels is not None and (isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__")):
+        raise TypeError(f"labels must be a sequence of str or None, got {type(labels).__name__}")
     settings, repeats = list(settings), check_int(repeats, "repeats", low=1)
     n_jobs = _check_n_jobs(n_jobs)
     if labels is not None and len(labels) != len(settings):

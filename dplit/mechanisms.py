@@ -222,7 +222,11 @@ def gumbel_noise(scale, size=None, rng=None) -> np.ndarray:
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    return as_rng(rng).gumbel(0.0, check_positive(scale, "scale"), size=size)
+    scale = check_positive(scale, "scale")
+    if size is not None:  # named refusals, not numpy's; a tuple is a shape
+        size = (tuple(check_int(k, "size", low=0) for k in size) if isinstance(size, tuple)
+                else check_int(size, "size", low=0))
+    return as_rng(rng).gumbel(0.0, scale, size=size)
 
 # %% ../nbs/02_mechanisms.ipynb #a72ce287
 def _chi2_pvalue(draws: np.ndarray, log_probs: np.ndarray) -> float:

@@ -320,6 +320,8 @@ def restricted_em_sample(
     -------
     TukeyDraw with `points` of shape (size, d) and the drawn `levels`.
     """
+    if profile is not None and not isinstance(profile, ModelProfile):
+        raise TypeError(f"profile must be a ModelProfile or None, got {type(profile).__name__}")
     prof = profile if profile is not None else model_profile(models)
     g = as_rng(rng)
     k = check_int(size, "size", low=1)
@@ -1255,6 +1257,11 @@ def _sk_validate(estimator, X, y="no_validation", **kw):
     named first: "X: ..." or "X and y: ..."."""
     from sklearn.utils.validation import validate_data
 
+    from dplit.core import check_real_data
+
+    check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
+    if not (isinstance(y, str) and y == "no_validation"):
+        check_real_data(y, "y")
     try:
         return validate_data(estimator, X, y, **kw)
     except (ValueError, TypeError) as exc:

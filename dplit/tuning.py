@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_delta, check_epsilon
 from .core import check_in_range, check_positive, check_X_y
+from .core import check_random_state, check_real_data
 
 # %% auto #0
 __all__ = ['STOPPING', 'stopping_pgf', 'stopping_count', 'stopping_factor', 'random_stopping_select', 'best_of_law',
@@ -100,6 +101,8 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     stopping_factor(kind)  # validates kind, and gamma next, before any draw
     check_in_range(gamma, "gamma", 0.0, 1.0, low_closed=False, high_closed=False)
+    if 1.0 - gamma == 1.0:  # K's law would not be defined in float64 (and K would be huge)
+        raise ValueError(f"gamma must be >= 1e-16 (1 - gamma rounds to 1), got {gamma!r}")
     g = as_rng(rng)
     k = int(stopping_count(kind, gamma, g))
     best, best_score = None, -math.inf
@@ -209,7 +212,13 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
 
     def _budget(self):
         from dplit.dpgp_hyper import selection_params
-        return selection_params(self.epsilon, self.delta, self.gamma)
+        check_epsilon(self.epsilon), check_delta(self.delta, positive=True)  # named here, not
+        check_in_range(self.gamma, "gamma", 0.0, 1.0, False, False)          # as epsilon_tot
+        try:
+            return selection_params(self.epsilon, self.delta, self.gamma)
+        except (ValueError, OverflowError, ZeroDivisionError) as exc:  # extreme but valid values
+            raise ValueError(f"epsilon, delta, gamma: no search plan for these values ({exc})") \
+                from None
 
     def expected_spend(self, n_features: int) -> PrivacySpend:
         """The spend of one search (known before fitting).
@@ -245,17 +254,27 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         """
         from sklearn.utils.validation import validate_data
 
-        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
+        g = check_random_state(self.random_state)  # an int seed or None, no generator object
+        check_real_data(X, "X"), check_real_data(y, "y")  # before scikit-learn parses strings
+        try:
+            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
+        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
+            raise type(exc)(f"X and y: {exc}") from None
         X, y = check_X_y(X, y, min_rows=4)
         p, B = self._budget(), check_positive(self.error_bound, "error_bound")
         frac = check_in_range(self.validation_fraction, "validation_fraction", 0, 1, False, False)
-        grid = list(ParameterGrid(self.param_grid))
+        try:
+            grid = list(ParameterGrid(self.param_grid))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"param_grid: {exc}") from None
         if not hasattr(self.estimator, "predict"):
             raise TypeError("estimator must be a regressor (it has no predict)")
-        kw = [_run_params(clone(self.estimator).set_params(**c), p.epsilon, p.delta, X.shape[1])
-              for c in grid]  # every candidate planned before any draw
+        try:
+            kw = [_run_params(clone(self.estimator).set_params(**c), p.epsilon, p.delta,
+                              X.shape[1]) for c in grid]  # every candidate planned before any draw
+        except OverflowError:
+            raise ValueError(f"epsilon = {self.epsilon!r} is too large to plan one run") from None
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
-        g = as_rng(self.random_state)
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]
         best = (-math.inf, None, None)
@@ -271,6 +290,7 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
             if g.random() < p.gamma:
                 break
         self.best_score_, i, self.best_estimator_ = best
+        self.best_estimator_.random_state = None  # its seed is the key to its noise: not kept
         self.best_params_ = grid[i]  # the number of runs t stays secret (see the derivation)
         self.spend_ = self.expected_spend(X.shape[1])
         return self

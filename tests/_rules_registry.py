@@ -65,6 +65,7 @@ BUILDING_BLOCKS = {
     "restricted_em_sample", "lemma_adversarial", "ptr_test", "substitution_sensitivity",
     "inside_out_permutation", "make_batches", "models_needed", "tukey_step", "tukey_step_loops",
     "cv_compare",                                               # radoboost: a cross-validation study
+    "stopping_count",                                           # tuning: the law of K, no data
 }
 
 
@@ -92,6 +93,16 @@ YP = 1.0 + XP @ np.array([1.0, -0.5, 0.0]) + 0.3 * _g.normal(size=200)
 XI = np.column_stack([XT, np.ones(len(XT))])
 Z5 = np.linspace(-2, 2, 5)[:, None]
 
+def _bas(**kw):
+    from dplit.boosted_adassp import BoostedAdaSSPRegressor
+    return BoostedAdaSSPRegressor(**kw)
+
+
+def _accountant():
+    from dplit.accountant import BudgetAccountant
+    return BudgetAccountant(epsilon=1e9, delta=0.5, tight=False)
+
+
 # estimator name -> (parameters of a tiny valid fit, X, y, output carrying the noise).
 # epsilon is small where the output is a selection, so that two fresh fits rarely agree.
 FIT_CASES = {
@@ -102,20 +113,30 @@ FIT_CASES = {
     "SubLassoSelector": (dict(k=2, epsilon=0.01, m=3), X4, Y4, lambda e: e.selected_),
     "DPSISSelector": (dict(k=2, epsilon=0.01), X4, Y4, lambda e: e.support_),
     "OLSRegressor": (dict(), XI, YT, lambda e: e.coef_),
-    "TukeyGivenBound": (dict(epsilon=10.0, delta=1e-3, n_tilde=300.0), XI, YT,
-                        lambda e: np.r_[e.ptr_passed_, e.coef_ if e.ptr_passed_ else []]),
     "PrivateRegressionPipeline": (dict(pipeline="K-BAS", k=1), XP, YP,
                                   lambda e: np.r_[e.selected_, e.regressor_.coef_]),
     "RadoBoostClassifier": (dict(n_rados=10, T=10), X4, LAB, lambda e: e.coef_),
     "AdaBoostExamplesClassifier": (dict(n_examples=20, T=10), X4, LAB, lambda e: e.coef_),
     "TukeyRegressor": (dict(), XT, YT, lambda e: np.r_[e.n_tilde_]),
+    "PrivateClipScaler": (dict(epsilon=0.5, bounds=(-1.0, 1.0), n_grid=101), X4, None,
+                          lambda e: e.ranges_),
+    # meta-estimators: the search draws its own noise (split, runs, stopping); Charged draws none
+    # of its own (its noise is the wrapped estimator's) and shares one accountant across clones,
+    # so the accountant's budget must outlast every fit of the rule tests
+    "PrivateGridSearch": (dict(estimator=_bas(n_rounds=3), param_grid={"n_rounds": [3, 5]}),
+                          X4, Y4, lambda e: np.r_[e.best_score_, e.best_estimator_.coef_]),
+    "Charged": (dict(estimator=_bas(n_rounds=3), accountant=_accountant()), X4, Y4,
+                lambda e: e.estimator_.coef_),
 }
 
 
 def make(name, **over):
     "A fresh estimator of the registry with its tiny-case parameters, overridden by `over`."
     params, *_ = FIT_CASES[name]
-    return public_estimators()[name](**{**params, **over})
+    kw = {**params, **over}
+    nested = {k: kw.pop(k) for k in list(kw) if "__" in k}      # estimator__epsilon and the like
+    est = public_estimators()[name](**kw)
+    return est.set_params(**nested) if nested else est
 
 
 def fit_quiet(est, X, y):
@@ -157,6 +178,10 @@ CALLS = {
     "mcmc_select": dict(X=X4, y=Y4, s=2, epsilon=1.0, delta=1e-3, n_iter=40),
     "dp_feat_rados": dict(X=np.sign(X4), y=np.where(LAB > 0, 1.0, -1.0), j_star=0, n=5, epsilon=1.0),
     "random_rados": dict(X=X4, y=np.where(LAB > 0, 1.0, -1.0), n=5),
+    "private_quantile": dict(x=Y1, q=0.5, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
+    "private_range": dict(x=Y1, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
+    "random_stopping_select": dict(run=lambda g: (0, float(np.mean(Y1)) + g.laplace()),
+                                   epsilon_run=1.0),
 }
 
 

@@ -133,8 +133,10 @@ def _targets():
         add(f"PrivateRegressionPipeline[{pipe}]", "est", pipelines.PrivateRegressionPipeline,
             dict(pipeline=pipe, k=1, random_state=0), xy="big",
             only=None if pipe == "K-Tukey" else variant)
-    add("TukeyGivenBound", "est", pipelines.TukeyGivenBound,
-        dict(epsilon=1.0, delta=1e-5, n_tilde=2000.0, random_state=0), xy="big")
+    # TukeyGivenBound is folded into TukeyRegressor(fit_intercept=False, n_tilde=...) (issue 23)
+    add("TukeyRegressor[given_bound]", "est", tukey.TukeyRegressor,
+        dict(epsilon=1.0, delta=1e-5, fit_intercept=False, n_tilde=2000.0, random_state=0),
+        xy="big")
     add("budget_split", "func", pipelines.budget_split,
         dict(pipeline="K-Tukey", epsilon=1.0, delta=1e-5, count_share=0.05, selection_share=0.05,
              eta=None))
@@ -192,6 +194,27 @@ def _targets():
     # not a release: a chain length, documented to be math.inf when no finite length suffices
     add("mcmc_steps", "func", bss_baselines.mcmc_steps,
         dict(epsilon=1.0, delta=1e-3, n=N, p=P, s=S), inf_ok=True)
+    # private bounds, tuning and the budget accountant (issue 24)
+    from dplit import accountant, bounds, tuning
+    add("private_quantile", "func", bounds.private_quantile,
+        dict(x=_data()[1], q=0.5, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101,
+             relation="add/remove", rng=0, size=None))
+    add("private_range", "func", bounds.private_range,
+        dict(x=_data()[1], epsilon=1.0, bounds=(-1.0, 1.0), quantiles=(0.05, 0.95), n_grid=101,
+             relation="add/remove", rng=0, size=None))
+    add("PrivateClipScaler", "est", bounds.PrivateClipScaler,      # a transformer: y is ignored
+        dict(epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101, random_state=0),
+        only=("epsilon", "bounds", "quantiles", "n_grid", "feature_range", "relation",
+              "random_state", "X"))
+    add("random_stopping_select", "func", tuning.random_stopping_select,
+        dict(run=_stopping_run, epsilon_run=1.0, kind="logarithmic", gamma=0.1, rng=0,
+             relation="add/remove"))
+    add("PrivateGridSearch", "est", tuning.PrivateGridSearch,
+        dict(estimator=boosted_adassp.BoostedAdaSSPRegressor(n_rounds=3),
+             param_grid={"n_rounds": [3, 5]}, random_state=0))
+    add("Charged", "est", accountant.Charged,
+        dict(estimator=boosted_adassp.BoostedAdaSSPRegressor(n_rounds=3, random_state=0),
+             accountant=accountant.BudgetAccountant(1e9, 0.5, tight=False)))
     # sweep runner and audit
     add("run_sweep", "func", core.run_sweep,
         dict(task=_sweep_task, settings=[{"a": 1.0}, {"a": 2.0}], repeats=1, rng=0, n_jobs=1,
@@ -203,12 +226,23 @@ def _targets():
     return T
 
 
+def _stopping_run(rng):
+    "One run of a random-stopping selection: a candidate and its noisy score."
+    return 0, float(rng.laplace())
+
+
 def _sweep_task(setting, rng=None):
     return float(setting["a"]) + float(np.random.default_rng(rng).standard_normal())
 
 
-def _audit_mechanism(d, rng):
-    return float(d) + rng.laplace(0.0, 1.0)
+def _audit_mechanism(d, rng, size=None):
+    """The user's mechanism of the audit cases. d0 and d1 are handed to it untouched (the role
+    "opaque": anything may be valid), so it refuses what it cannot use the way a user's mechanism
+    should, naming the argument; and it takes `size`, so np.True_ for `vectorized` is valid."""
+    if isinstance(d, (bool, np.bool_, complex, np.complexfloating, str, bytes)) or d is None \
+            or np.ndim(d) != 0:
+        raise TypeError(f"d0/d1 must be a real number for this mechanism, got {d!r}")
+    return float(d) + rng.laplace(0.0, 1.0, size)
 
 
 # ------------------------------------------------------------------------------------------------ roles
@@ -237,6 +271,10 @@ ROLES = {
     "shares": "shares", "search": "object", "regressor": "object", "vote": "callable",
     "mechanism": "callable", "task": "callable", "statistic": "callable", "settings": "settings",
     "d0": "opaque", "d1": "opaque", "labels": "object", "scheduler": "object", "desc": "text",
+    "x": "vector", "q": "unit", "bounds": "pair", "quantiles": "pair", "feature_range": "pair",
+    "n_grid": "count", "estimator": "object", "param_grid": "object", "gamma": "prob",
+    "error_bound": "pos", "validation_fraction": "prob", "accountant": "object", "label": "text",
+    "run": "callable", "epsilon_run": "eps",
 }
 
 _R, _A = "raise", "any"
@@ -261,6 +299,14 @@ def _values(role, default):
     if role == "prob":
         return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("one", 1.0, _R), ("neg", -0.1, _R),
                     ("above", 1.5, _R), ("subnormal", 1e-320, _A)]
+    if role == "unit":                    # a quantile: both ends of [0, 1] are valid
+        return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("one", 1.0, _A), ("neg", -0.1, _R),
+                    ("above", 1.5, _R), ("subnormal", 1e-320, _A)]
+    if role == "pair":                    # (low, high) with low < high
+        return [("nan", (float("nan"), 0.5), _R), ("inf", (0.1, math.inf), _R),
+                ("reversed", (0.9, 0.1), _R), ("equal", (0.5, 0.5), _R), ("str", "ab", _R),
+                ("str_pair", ("0.1", "0.9"), _R), ("short", (0.5,), _R), ("None", None, _R),
+                ("complex", (0.1 + 1j, 0.9), _R), ("three", (0.1, 0.5, 0.9), _R)]
     if role == "eta":
         return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("neg", -0.1, _R),
                     ("subnormal", 1e-320, _A)]
@@ -379,7 +425,7 @@ def _params(t):
 def _all_params(t):
     obj = t["obj"]
     if t["kind"] == "est":
-        names = dict(obj().get_params(deep=False))
+        names = {k: p.default for k, p in inspect.signature(obj).parameters.items()}
         return [("", k, v) for k, v in names.items()] + [("", "X", None), ("", "y", None)]
     if t["kind"] == "method":
         ctor = [("ctor.", k, p.default) for k, p in inspect.signature(obj).parameters.items()]
@@ -418,8 +464,35 @@ def cases():
             else:
                 vals = _values(role, default)
             for label, _, exp in vals:
-                out.append((f"{name}|{pre}{k}|{label}", name, pre, k, label, exp))
+                cid = f"{name}|{pre}{k}|{label}"
+                out.append((cid, name, pre, k, label, VALID_HERE.get(cid, exp)))
     return out
+
+
+# Cases the role tables count as bad that are valid inputs of this one target (each reviewed):
+# they may be refused or give a finite release ("any"), but accepting them is not a silent bug.
+VALID_HERE = {
+    # a true count of 0 (an empty dataset) is a valid input of a private count release
+    "private_n_lower_bound|n|zero": _A,
+    "private_count_lower_bound|n|zero": _A,
+    # `sensitivity` has no p: any s >= 1 is a support size its formula accepts
+    "sensitivity|s|k_gt_d": _A,
+    # documented: fallback=None releases None when the PTR test fails
+    "mistakes_ptr_select|fallback|None": _A,
+    # hinge loss: labels are +-1 and `clip_data` takes b_y=None (no bound on y is needed)
+    "BestSubsetSelector[hinge]|b_y|None": _A,
+    # top_r_sample's delta is the scores' sensitivity (Delta of Algorithm 1), not a probability
+    "top_r_sample|delta|one": _A,
+    "top_r_sample|delta|above": _A,
+    # a transformer fitted on X alone: one row, or 37 rows (no y to disagree with), is valid data
+    "PrivateClipScaler|X|one_row": _A,
+    "PrivateClipScaler|X|wrong_len": _A,
+    # n_tilde is a count lower bound, and a released one may be < 0: the pipelines pass theirs to
+    # TukeyRegressor(n_tilde=...) as is, and Tukey's PTR test then refuses (no release)
+    "tukey_regression|n_tilde|neg": _A,
+    "TukeyRegressor|n_tilde|neg": _A,
+    "TukeyRegressor[given_bound]|n_tilde|neg": _A,
+}
 
 
 _EXP = {}

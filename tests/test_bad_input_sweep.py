@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import bad_input_sweep as sweep  # noqa: E402
 
 MODULES = ["mechanisms", "discrete", "tukey", "boosted_adassp", "pipelines", "bss", "bss_mip",
-           "bss_baselines", "core", "audit"]
+           "bss_baselines", "core", "audit", "accountant", "bounds", "tuning"]
 
 # Public randomized functions that are not releases on user data (proof and audit helpers); every
 # other function in __all__ taking `rng` and a privacy or noise parameter must be swept.

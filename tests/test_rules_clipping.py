@@ -15,7 +15,7 @@ from sklearn.datasets import load_diabetes
 
 from dplit.core import ClippingWarning, warn_clipped
 
-from test_rules_pickle import (NON_PRIVATE, NOT_RELEASES, public_estimators,
+from test_rules_pickle import (NON_PRIVATE, NOT_RELEASES, _accountant, _bas, public_estimators,
                                public_release_functions)
 
 N, P = 57, 6
@@ -49,11 +49,17 @@ CLIPPING = {
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),
+    # Charged draws nothing of its own: the wrapped estimator's fit clips and warns
+    "Charged": (dict(estimator=_bas(n_rounds=5), accountant=_accountant()), False),
 }
+# PrivateClipScaler's fit releases ranges (values outside the grid are counted, not clipped); its
+# transform clips to them: tested below. PrivateGridSearch fits the wrapped estimator once per run
+# (each run's clipping warns, from that run's fit): tested below.
+CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch"}
 # estimators with no clipping bounds (their privacy does not rest on bounded data)
 NO_CLIPPING = {
     "TukeyRegressor": (dict(epsilon=5.0), False),
-    "TukeyGivenBound": (dict(n_tilde=N, epsilon=5.0), False),
+    "TukeyRegressor-given-bound": (dict(n_tilde=N, epsilon=5.0, fit_intercept=False), False),
     "DPKendallSelector": (dict(k=2), False),
     "SubLassoSelector": (dict(k=2, m=4), False),
     "PrivateRegressionPipeline-Tukey": (dict(pipeline="Tukey", epsilon=5.0), False),
@@ -72,7 +78,7 @@ def _estimator(key, kw):
 
 def test_every_private_estimator_is_classified():
     "A new public estimator must be declared clipping (and tested) or not clipping."
-    classified = {k.split("-")[0] for k in list(CLIPPING) + list(NO_CLIPPING)}
+    classified = {k.split("-")[0] for k in list(CLIPPING) + list(NO_CLIPPING)} | CLIPPING_ELSEWHERE
     private = {n for n, _ in public_estimators()} - set(NON_PRIVATE)
     assert private <= classified, f"classify in tests/test_rules_clipping.py: {private - classified}"
 
@@ -215,7 +221,7 @@ def test_boosted_adassp_on_raw_diabetes_warns(diabetes):
 def test_bas_pipelines_on_raw_diabetes_warn(diabetes, pipeline):
     from dplit.pipelines import PrivateRegressionPipeline
     X, y = diabetes
-    est = PrivateRegressionPipeline(pipeline, k=3, epsilon=1e4, random_state=0)
+    est = PrivateRegressionPipeline(pipeline=pipeline, k=3, epsilon=1e4, random_state=0)
     w = clipping_warnings(lambda: est.fit(X, y))
     assert len(w) == 1 and f"{len(y)} of {len(y)} labels" in str(w[0].message)
 
@@ -247,6 +253,8 @@ def test_dpgp_clip_y_warns(diabetes):
 def test_docstrings_state_the_bounds():
     "Each clipping estimator's docstring says its bounds are chosen without looking at the data."
     for key in CLIPPING:
+        if key == "Charged":
+            continue                  # no bounds of its own: the wrapped estimator's docstring
         cls = dict(public_estimators())[key.split("-")[0]]
         doc = " ".join(inspect.getdoc(cls).split())
         assert "without looking at the data" in doc and "ClippingWarning" in doc, cls.__name__
@@ -273,3 +281,25 @@ def test_coinpress_mean_warns_for_its_public_interval_only():
     # values exactly on the bounds (what Alg 2 passes after its own clipping) are not clipped
     assert clipping_warnings(lambda: coinpress_mean(np.clip(x, -1, 1), 0.0, 1.0, 1.0,
                                                     rng=0)) == []
+
+
+def test_private_clip_scaler_transform_warns_once_outside_and_never_inside():
+    "The released ranges clip in transform: one ClippingWarning per call when anything is clipped."
+    from dplit.bounds import PrivateClipScaler
+    X, _ = data(1.0)
+    sc = PrivateClipScaler(epsilon=50.0, bounds=(-1.0, 1.0), quantiles=(0.0, 1.0), n_grid=21,
+                           random_state=0).fit(X)
+    lo, hi = sc.ranges_[:, 0], sc.ranges_[:, 1]
+    inside = np.clip(X, lo, hi)                      # inside the released ranges by construction
+    assert clipping_warnings(lambda: sc.transform(inside)) == []
+    out = clipping_warnings(lambda: sc.transform(100.0 * X))
+    assert len(out) == 1 and "entries of X" in str(out[0].message), [str(w.message) for w in out]
+
+
+def test_private_grid_search_runs_warn_and_stay_quiet_inside():
+    "Inside the wrapped estimator's bounds no run warns; far outside, the runs' fits warn."
+    from dplit.tuning import PrivateGridSearch
+    search = lambda: PrivateGridSearch(estimator=_bas(n_rounds=3), param_grid={"n_rounds": [3]},
+                                       epsilon=5.0, random_state=0)
+    assert clipping_warnings(lambda: search().fit(*data(1.0))) == []
+    assert len(clipping_warnings(lambda: search().fit(*data(100.0)))) >= 1
