@@ -1931,7 +1931,7 @@ def _scale_case(n: int, p: int, s: int = 5, seed: int = 0) -> dict:
     G = Xc.T @ Xc                                   # the floor: one X'X
     floor = time.perf_counter() - t
     del G, Xc
-    m = MIPSearch()
+    m = _TimedMIPSearch()  # keeps last_stats_ of this synthetic data past the release
     _TRACK_MEMORY[0] = True
     _peak_rss(reset=True)
     t = time.perf_counter()

@@ -50,11 +50,24 @@ def _add_compute(p) -> None:
                         '(needs pip install "dplit[distributed]")')
 
 # %% ../nbs/04_cli.ipynb #385f713e
+def _version() -> str:
+    # the package's own __version__; when a stale folder makes `dplit` a namespace package (README
+    # command 1 then 2), the installed distribution's metadata
+    import dplit
+    v = getattr(dplit, "__version__", None)
+    if v is None:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            v = version("dplit")
+        except PackageNotFoundError:
+            v = "unknown"
+    return v
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dplit", description="dplit: differentially private mechanisms, derived and verified.")
-    from dplit import __version__
-    p.add_argument("--version", action="version", version=f"dplit {__version__}")
+    p.add_argument("--version", action="version", version=f"dplit {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="re-prove every registered result numerically")
     v.add_argument("--full", action="store_true", help="paper-scale sizes (slow)")

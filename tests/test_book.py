@@ -575,7 +575,8 @@ def test_renderer_writes_only_into_its_output_folder(book):
 # left for the chapters' parallel edits, a policy choice; lower them as the chapters improve. NOT met yet: 550
 # screens (562) and 0 bridges (89 before; 5 after the docstring-copying paragraphs were deleted: three
 # 20_lipschitz paragraphs that restate a formula, two sentences of prose the detector flags).
-SCREENS_BUDGET = 600  # measured 562 after the renderer folded source and compacted API entries (1058 before)
+SCREENS_BUDGET = 620  # 562 after the renderer folded source (1058 before); 608 once the new chapters (accountant,
+# private bounds, tuning, front door, `python -m dplit`) were added: the ratchet moves with new chapters only
 BRIDGES_BUDGET = 5  # 89 before; 86 docstring-copying paragraphs deleted from the chapters
 PROSE_SHARE_FLOOR = 0.40  # issue 22's floor; measured 45% after (see `reading` for what counts as prose)
 WARNINGS_BUDGET = 0  # the build had 0 warnings once the bibliography's anchors became targets: warnings are errors
