@@ -173,7 +173,7 @@ def _targets():
         method="top_r", ctor=dict(max_supports=2_000_000))
     add("MIPSearch.top_r", "method", bss_mip.MIPSearch, dict(s=S, R=3, r=1.1), method="top_r",
         ctor=dict(tol=1e-9, oa_tol=5e-3, oa2_time=2.0, time_limit=30.0, max_candidates=2_000_000,
-                  warm_start="iht"))
+                  warm_start="iht", certify_time=30.0, memory_budget=512e6))
     add("HingeOASearch.top_r", "method", bss_mip.HingeOASearch, dict(s=S, R=3, r=1.1),
         method="top_r", ctor=dict(tol=1e-9, time_limit=30.0), labels=True)
     add("mip9_top_r", "func", bss_mip.mip9_top_r, dict(s=S, R=3, r=1.1, time_limit=30.0))
@@ -257,6 +257,7 @@ ROLES = {
     "sensitivity": "pos", "scale": "pos", "sigma2": "pos", "granularity": "pos", "r": "pos",
     "b_x": "pos", "b_y": "pos", "clip_x": "pos", "clip_r": "pos", "B": "pos", "rho": "pos",
     "lasso_alpha": "pos", "tol": "pos", "oa_tol": "pos", "oa2_time": "pos", "time_limit": "limit",
+    "certify_time": "pos", "memory_budget": "pos",
     "T": "limit", "n_tilde": "pos_or_none",
     "s": "size_k", "k": "size_k", "R": "size_k", "n": "count", "p": "count", "d": "count",
     "n_rounds": "iters", "n_iter": "iters", "max_iter": "iters", "n_blocks": "iters",
