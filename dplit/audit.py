@@ -734,8 +734,9 @@ def audit_table(records, check: bool = True) -> "pd.DataFrame":
     records : list of AuditRecord
         What `run_audit` returned.
     check : bool, default True
-        Raise `AssertionError` (with the table) when a record is not as expected: the correct variant
-        not passing or a mutant not caught. A chapter that shows an audit's table thereby also checks it.
+        Raise `AssertionError` (with the table) when a record is not as expected: the
+        correct variant not passing or a mutant not caught. A chapter that shows an audit's
+        table thereby also checks it.
     """
     import pandas as pd
     records = list(records)
