@@ -967,3 +967,20 @@ def _results(task, settings, repeats, gens, n_jobs, client):
     with ctx:
         par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
         yield from par(delayed(task)(s, g) for s, g in jobs)
+    if client is None:
+        _stop_idle_workers()
+
+
+def _stop_idle_workers():
+    """Stop joblib's idle local workers when this code runs inside a worker process.
+
+    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. Inside a process that is
+    itself a multiprocessing worker (a process pool running notebooks, a user's own pool), Python joins
+    those children before the process can exit, so the pool would wait up to five minutes for nothing."""
+    import multiprocessing
+    if multiprocessing.parent_process() is None:
+        return
+    from joblib.externals.loky import reusable_executor
+    ex = getattr(reusable_executor, "_executor", None)
+    if ex is not None:
+        ex.shutdown(wait=True)
