@@ -968,18 +968,27 @@ def _results(task, settings, repeats, gens, n_jobs, client):
         par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
         yield from par(delayed(task)(s, g) for s, g in jobs)
     if client is None:
-        _stop_idle_workers()
+        _stop_workers_at_exit()
 
 
-def _stop_idle_workers():
-    """Stop joblib's idle local workers when this code runs inside a worker process.
+_EXIT_HOOK = []
 
-    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. Inside a process that is
-    itself a multiprocessing worker (a process pool running notebooks, a user's own pool), Python joins
-    those children before the process can exit, so the pool would wait up to five minutes for nothing."""
+
+def _stop_workers_at_exit():
+    """Inside a worker process, stop joblib's local workers when the process exits.
+
+    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. A process that is itself a
+    multiprocessing worker (a process pool running notebooks, a user's own pool) joins its children before it
+    exits, so without this the pool would wait up to five minutes for nothing. The workers stay available to
+    later sweeps until then; the hook runs among multiprocessing's exit finalizers, before the join."""
     import multiprocessing
-    if multiprocessing.parent_process() is None:
+    from multiprocessing.util import Finalize
+    if multiprocessing.parent_process() is None or _EXIT_HOOK:
         return
+    _EXIT_HOOK.append(Finalize(None, _shutdown_local_workers, exitpriority=100))
+
+
+def _shutdown_local_workers():
     from joblib.externals.loky import reusable_executor
     ex = getattr(reusable_executor, "_executor", None)
     if ex is not None:

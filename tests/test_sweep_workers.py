@@ -1,8 +1,9 @@
-"""A local sweep leaves no idle worker processes behind when it runs inside a worker process.
+"""A local sweep inside a worker process does not keep that process from exiting.
 
 joblib keeps its loky workers alive for 300 s after a parallel call. Python joins a multiprocessing worker's
 children before that worker can exit, so a process pool that ran a sweep (nbdev_test running the notebooks, a
-user's own pool) waited up to 300 s at shutdown: 276 s of a 333 s run of three notebooks on two workers.
+user's own pool) waited up to 300 s at shutdown: 276 s of a 333 s run of three notebooks on two workers. The
+workers are now stopped among multiprocessing's exit finalizers, so later sweeps in the same process reuse them.
 """
 import multiprocessing as mp
 import time
@@ -16,10 +17,11 @@ def _square(setting, rng):
 
 def _child(queue):
     out = run_sweep(_square, [1, 2, 3], rng=0, n_jobs=2, progress=False)
-    queue.put((out, len(mp.active_children())))
+    again = run_sweep(_square, [4], rng=0, n_jobs=2, progress=False)
+    queue.put((out + again, len(mp.active_children())))
 
 
-def test_sweep_in_a_worker_process_leaves_no_children_and_exits_at_once():
+def test_sweep_in_a_worker_process_exits_at_once():
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     proc = ctx.Process(target=_child, args=(queue,))
@@ -32,6 +34,6 @@ def test_sweep_in_a_worker_process_leaves_no_children_and_exits_at_once():
     alive = proc.is_alive()
     if alive:
         proc.kill()
-    assert out == [1, 4, 9]
-    assert children == 0, f"{children} worker processes still running after the sweep"
+    assert out == [1, 4, 9, 16]
+    assert children >= 1, "the sweep's workers were expected to stay up for reuse until exit"
     assert not alive, f"the worker process did not exit within {time.perf_counter() - t0:.0f} s"
