@@ -1335,8 +1335,9 @@ class DPRadoBoostClassifier(_LinearBoost):
     edge by at most $2B\sqrt{d'}$ in $\ell_2$, and $\sigma$ is the analytic Gaussian noise for that
     sensitivity (`dp_radoboost_sigma`). Rados, boosting and the kept iterate are post-processing,
     so the number of rados and of rounds costs no privacy. Randomness: PCG64 (not a cryptographic
-    generator); the fitted coefficients are a floating-point release (see chapter 07 before
-    publishing them as is).
+    generator). The fitted coefficients are a floating-point release, not safe to publish as is
+    (its low bits can leak, chapter 07): publish them through a grid and the exact discrete
+    mechanisms (`dplit.discrete`).
 
     Parameters
     ----------
