@@ -1489,9 +1489,9 @@ def _private_table1(datasets, epsilons=(1.0, 4.0, 16.0), splits=5, n=1000, T=100
                      else est.fit(Z[tr], y[tr]).score(Z[te], y[te]))
                 acc.setdefault(k, []).append(100 * a)
             if bounds is not None:
-                pipe = sk_pipeline(PrivateClipScaler(epsilon=0.5, bounds=bounds, n_grid=301,
-                                                     random_state=s),
-                                   DPRadoBoostClassifier(epsilon=3.5, n_rados=n, T=T,
+                pipe = sk_pipeline(PrivateClipScaler(epsilon=1.0, bounds=bounds, n_grid=31,
+                                                     quantiles=(0.1, 0.9), random_state=s),
+                                   DPRadoBoostClassifier(epsilon=3.0, n_rados=n, T=T,
                                                          random_state=s))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ClippingWarning)

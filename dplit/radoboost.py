@@ -490,7 +490,7 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/31_radoboost.ipynb #e95d97ed
 class RadoBoostClassifier(_LinearBoost):
-    """Not private: RadoBoost (Nock, Patrini & Friedman (2015), Alg. 1) as a scikit-learn classifier.
+    """Not private: RadoBoost (Nock, Patrini & Friedman 2015, Alg. 1) as a scikit-learn classifier.
 
     No differential privacy: the rados are exact sums of the training examples. The private
     route is `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
