@@ -835,7 +835,7 @@ def _leaves(est, path=""):
     "(path, step) of every leaf of a Pipeline / ColumnTransformer / FeatureUnion, in order."
     for attr in ("steps", "transformers", "transformer_list"):
         parts = getattr(est, attr, None)
-        if isinstance(parts, list):
+        if isinstance(parts, list) and all(isinstance(p, tuple) and len(p) >= 2 for p in parts):
             for part in parts:
                 yield from _leaves(part[1], f"{path}{part[0]}/")
             return
@@ -878,7 +878,7 @@ def check_pipeline(pipeline, stacklevel: int = 2) -> list:
     """
     import warnings
     leaves = list(_leaves(pipeline))
-    if len(leaves) < 2 and leaves[0][1] is pipeline:
+    if len(leaves) < 2 and (not leaves or leaves[0][1] is pipeline):
         return []
     kinds = [(p, type(s).__name__, _is_private(s)) for p, s in leaves]
     if not any(k is True for *_, k in kinds):
