@@ -829,6 +829,7 @@ class NonPrivatePreprocessingWarning(UserWarning):
 
 
 _NOT_PRIVATE = ("RadoBoostClassifier", "AdaBoostExamplesClassifier", "OLSRegressor")
+_STATELESS = ("FunctionTransformer", "PolynomialFeatures")  # fit learns only the column count
 
 
 def _leaves(est, path=""):
@@ -836,6 +837,9 @@ def _leaves(est, path=""):
     for attr in ("steps", "transformers", "transformer_list"):
         parts = getattr(est, attr, None)
         if isinstance(parts, list) and all(isinstance(p, tuple) and len(p) >= 2 for p in parts):
+            rem = getattr(est, "remainder", "drop") if attr == "transformers" else "drop"
+            if not isinstance(rem, str):                   # a ColumnTransformer's remainder step
+                parts = [*parts, ("remainder", rem)]
             for part in parts:
                 yield from _leaves(part[1], f"{path}{part[0]}/")
             return
@@ -856,7 +860,7 @@ def _is_private(est) -> bool | None:
         learns = est.__sklearn_tags__().requires_fit
     except AttributeError:
         learns = True
-    return False if learns and name != "FunctionTransformer" else None
+    return False if learns and name not in _STATELESS else None
 
 
 def check_pipeline(pipeline, stacklevel: int = 2) -> list:

@@ -1334,7 +1334,10 @@ class DPRadoBoostClassifier(_LinearBoost):
     $\tilde x_i$ (entries clipped to $[-B, B]$, plus an intercept entry $B$); one example moves its
     edge by at most $2B\sqrt{d'}$ in $\ell_2$, and $\sigma$ is the analytic Gaussian noise for that
     sensitivity (`dp_radoboost_sigma`). Rados, boosting and the kept iterate are post-processing,
-    so the number of rados and of rounds costs no privacy. Randomness: PCG64 (not a cryptographic
+    so the number of rados and of rounds costs no privacy. The pair of class labels is taken as
+    public: `classes_` is the sorted pair found in `y`, and a `y` holding one label only is
+    refused, a data-dependent refusal outside the guarantee (train on a known pair, both
+    present). Randomness: PCG64 (not a cryptographic
     generator). The fitted coefficients are a floating-point release, not safe to publish as is
     (its low bits can leak, chapter 07): publish them through a grid and the exact discrete
     mechanisms (`dplit.discrete`).

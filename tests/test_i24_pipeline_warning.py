@@ -14,7 +14,8 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.pipeline import make_pipeline as sk_make_pipeline
-from sklearn.preprocessing import FunctionTransformer, Normalizer, OneHotEncoder, StandardScaler
+from sklearn.preprocessing import (FunctionTransformer, Normalizer, OneHotEncoder, PolynomialFeatures,
+                                   StandardScaler)
 
 import dplit
 from dplit.bounds import PrivateClipScaler
@@ -47,8 +48,9 @@ def test_data_dependent_transformer_before_a_private_estimator_warns(step):
 
 
 @pytest.mark.parametrize("step", [PrivateClipScaler(bounds=(-1.0, 1.0)), FunctionTransformer(np.tanh),
-                                  Normalizer(), "passthrough"],
-                         ids=["PrivateClipScaler", "FunctionTransformer", "Normalizer", "passthrough"])
+                                  Normalizer(), PolynomialFeatures(2), "passthrough"],
+                         ids=["PrivateClipScaler", "FunctionTransformer", "Normalizer", "PolynomialFeatures",
+                              "passthrough"])
 def test_private_or_stateless_steps_do_not_warn(step):
     flagged, w = _recorded(lambda: check_pipeline(Pipeline([("pre", step), ("clf", _clf())])))
     assert flagged == [] and w == []
@@ -64,6 +66,10 @@ def test_nested_steps_and_non_private_dplit_steps_are_found():
     inner = ColumnTransformer([("num", StandardScaler(), [0, 1]), ("keep", "passthrough", [2])])
     flagged, w = _recorded(lambda: check_pipeline(Pipeline([("ct", inner), ("clf", _clf())])))
     assert flagged == ["ct/num"] and len(w) == 1
+    # a ColumnTransformer's remainder is a step too (it is not in `transformers`)
+    rest = ColumnTransformer([("keep", "passthrough", [0])], remainder=StandardScaler())
+    flagged, w = _recorded(lambda: check_pipeline(Pipeline([("ct", rest), ("clf", _clf())])))
+    assert flagged == ["ct/remainder"] and len(w) == 1
     # the NonDP pipeline and the non-private RadoBoost baseline next to a private step
     nondp = dplit.PrivateRegressionPipeline(pipeline="NonDP")
     flagged, _ = _recorded(lambda: check_pipeline(Pipeline([("s", PrivateClipScaler()), ("r", nondp)])))
