@@ -1334,13 +1334,12 @@ class DPRadoBoostClassifier(_LinearBoost):
     $\tilde x_i$ (entries clipped to $[-B, B]$, plus an intercept entry $B$); one example moves its
     edge by at most $2B\sqrt{d'}$ in $\ell_2$, and $\sigma$ is the analytic Gaussian noise for that
     sensitivity (`dp_radoboost_sigma`). Rados, boosting and the kept iterate are post-processing,
-    so the number of rados and of rounds costs no privacy. The pair of class labels is taken as
-    public: `classes_` is the sorted pair found in `y`, and a `y` holding one label only is
-    refused, a data-dependent refusal outside the guarantee (train on a known pair, both
-    present). Randomness: PCG64 (not a cryptographic
-    generator). The fitted coefficients are a floating-point release, not safe to publish as is
-    (its low bits can leak, chapter 07): publish them through a grid and the exact discrete
-    mechanisms (`dplit.discrete`).
+    so the number of rados and of rounds costs no privacy. The pair of class labels is public:
+    pass it as `classes`; without it, `classes_` is the pair found in `y` and a `y` holding one
+    label only is refused, a data-dependent refusal outside the guarantee. Randomness: PCG64
+    (not a cryptographic generator). The fitted coefficients are a floating-point release, not
+    safe to publish as is (its low bits can leak, chapter 07): publish them through a grid and
+    the exact discrete mechanisms (`dplit.discrete`).
 
     Parameters
     ----------
@@ -1372,6 +1371,9 @@ class DPRadoBoostClassifier(_LinearBoost):
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy); an int seed reproduces a
         fit. A Generator is refused (see `dplit.core.check_random_state`).
+    classes : array_like of two labels or None, default None
+        The public label pair (sorted; positive decisions predict the second). Every label of
+        `y` must be one of them, and `y` may hold only one. None: the pair found in `y`.
 
     Attributes
     ----------
@@ -1390,10 +1392,11 @@ class DPRadoBoostClassifier(_LinearBoost):
     """
     def __init__(self, *, epsilon=1.0, delta=1e-5, feature_bound=1.0, fit_intercept=True,
                  n_rados=1000, support=0.5, T=1000, wfi="best", kappa=1.0, keep="rado_risk",
-                 random_state=None):
+                 random_state=None, classes=None):
         self.epsilon, self.delta, self.feature_bound = epsilon, delta, feature_bound
         self.fit_intercept, self.n_rados, self.support, self.T = fit_intercept, n_rados, support, T
         self.wfi, self.kappa, self.keep, self.random_state = wfi, kappa, keep, random_state
+        self.classes = classes
 
     def _check_params(self, d: int) -> dict:
         "Every public parameter, validated (no draw); the noise scale for d features."
@@ -1435,11 +1438,30 @@ class DPRadoBoostClassifier(_LinearBoost):
         return PrivacySpend(p["eps"], p["delta"], name, "substitute",
                             (dp_accounting.GaussianDpEvent(z),))
 
+    def _labels(self, X, y):
+        "X validated and y as +-1 against the public pair `classes` (no draw)."
+        if self.classes is None:
+            return self._prepare(X, y)
+        from sklearn.utils.validation import validate_data
+        check_real_data(X)
+        cls = np.asarray(self.classes)
+        ok = cls.ndim == 1 and cls.dtype.kind in "biufUS" and len(np.unique(cls)) == 2
+        if not ok or (cls.dtype.kind == "f" and not np.all(np.isfinite(cls))):
+            raise ValueError(f"classes must hold two distinct labels, got {self.classes!r}")
+        if np.asarray(y).dtype.kind == "c":
+            raise TypeError("y must hold class labels, got complex numbers")
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        cls = np.unique(cls)
+        if not np.all(np.isin(y, cls)):
+            raise ValueError("y holds a label that is not in classes")
+        self.classes_ = cls
+        return X, np.where(y == cls[1], 1.0, -1.0)
+
     def fit(self, X, y):
         "One private fit (every call spends the budget again); returns self."
         g = check_random_state(self.random_state)
         self._check_params(1)                             # parameters, data, labels: no draw
-        X, ypm = self._prepare(X, y)
+        X, ypm = self._labels(X, y)
         p = self._check_params(X.shape[1])
         spend = self.expected_spend(X.shape[1])
         m = X.shape[0]

@@ -107,3 +107,21 @@ def test_front_door_and_not_private_baselines_say_so():
     assert dplit.DPRadoBoostClassifier is DPRadoBoostClassifier
     for cls in (dplit.RadoBoostClassifier, dplit.AdaBoostExamplesClassifier):
         assert cls.__doc__.splitlines()[0].startswith("Not private"), cls.__name__
+
+
+def test_public_classes_make_the_label_pair_data_independent(monkeypatch):
+    """With `classes` the label pair is a parameter: a one-label y fits (no data-dependent refusal), classes_ is the
+    given pair (sorted), and on y holding both labels the fit equals the one that reads the pair from y."""
+    ref = _fit()
+    for pair in ((0, 1), [1, 0]):
+        est = _fit(classes=pair)
+        assert np.array_equal(est.classes_, [0, 1]) and np.array_equal(est.coef_, ref.coef_)
+    with pytest.raises(ValueError, match="binary"):
+        DPRadoBoostClassifier(n_rados=5, T=2, random_state=0).fit(X, np.zeros(80, int))
+    one = DPRadoBoostClassifier(n_rados=5, T=2, random_state=0, classes=(0, 1)).fit(X, np.zeros(80, int))
+    assert np.array_equal(one.classes_, [0, 1]) and set(one.predict(X)) <= {0, 1}
+    rec = DrawRecorder(monkeypatch)
+    for bad, y in [((1, 1), Y), ((0, 1, 2), Y), ((0, math.nan), Y), ((0, 1), np.where(Y > 0, 2, 0))]:
+        with pytest.raises(ValueError, match="classes"):
+            DPRadoBoostClassifier(classes=bad).fit(X, y)
+    assert rec.untouched()
