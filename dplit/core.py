@@ -17,7 +17,7 @@ __all__ = ['TINY', 'RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool
            'check_in_range', 'check_int', 'check_k', 'check_scale', 'float_overflow', 'check_finite_release',
            'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
            'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'ClippingWarning',
-           'warn_clipped', 'NonPrivatePreprocessingWarning', 'check_pipeline', 'make_pipeline', 'dask_client',
+           'warn_clipped', 'NonPrivatePreprocessingWarning', 'check_private_pipeline', 'make_pipeline', 'dask_client',
            'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
@@ -863,7 +863,7 @@ def _is_private(est) -> bool | None:
     return False if learns and name not in _STATELESS else None
 
 
-def check_pipeline(pipeline, stacklevel: int = 2) -> list:
+def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
     """Warn (`NonPrivatePreprocessingWarning`) when a pipeline mixes private dplit steps with steps
     that learn from the data without privacy; return the paths of those steps.
 
@@ -898,7 +898,7 @@ def check_pipeline(pipeline, stacklevel: int = 2) -> list:
 
 
 def make_pipeline(*steps, memory=None, verbose: bool = False):
-    """`sklearn.pipeline.make_pipeline` whose `fit` first runs `check_pipeline` (so that
+    """`sklearn.pipeline.make_pipeline` whose `fit` first runs `check_private_pipeline` (so that
     `cross_val_score`, `GridSearchCV` and plain fits of it warn about non-private steps).
 
     Parameters
@@ -925,17 +925,17 @@ def _checked_pipeline_class():
 
     if "_CheckedPipeline" not in globals():
         class _CheckedPipeline(Pipeline):
-            "A Pipeline that runs `check_pipeline` before every fit."
+            "A Pipeline that runs `check_private_pipeline` before every fit."
             def fit(self, X, y=None, **params):
-                check_pipeline(self, stacklevel=2)
+                check_private_pipeline(self, stacklevel=2)
                 return super().fit(X, y, **params)
 
             def fit_transform(self, X, y=None, **params):
-                check_pipeline(self, stacklevel=2)
+                check_private_pipeline(self, stacklevel=2)
                 return super().fit_transform(X, y, **params)
 
             def fit_predict(self, X, y=None, **params):
-                check_pipeline(self, stacklevel=2)
+                check_private_pipeline(self, stacklevel=2)
                 return super().fit_predict(X, y, **params)
         _CheckedPipeline.__module__, _CheckedPipeline.__qualname__ = __name__, "_CheckedPipeline"
         globals()["_CheckedPipeline"] = _CheckedPipeline

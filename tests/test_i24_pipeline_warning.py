@@ -1,6 +1,6 @@
 """Issue 24: dplit warns (NonPrivatePreprocessingWarning) when a private dplit estimator shares a scikit-learn
 Pipeline with a step that learns from the data without privacy, on every path that can see the pipeline:
-`dplit.core.check_pipeline`, `dplit.make_pipeline` (at every fit, so cross_val_score and GridSearchCV warn too),
+`dplit.core.check_private_pipeline`, `dplit.make_pipeline` (at every fit, so cross_val_score and GridSearchCV warn too),
 `charged_fit` / `Charged` and `PrivateGridSearch`. Stateless steps and dplit's private transformers do not warn."""
 import pickle
 import warnings
@@ -19,7 +19,7 @@ from sklearn.preprocessing import (FunctionTransformer, Normalizer, OneHotEncode
 
 import dplit
 from dplit.bounds import PrivateClipScaler
-from dplit.core import NonPrivatePreprocessingWarning, check_pipeline, make_pipeline
+from dplit.core import NonPrivatePreprocessingWarning, check_private_pipeline, make_pipeline
 
 G = np.random.default_rng(24)
 X = G.uniform(-0.9, 0.9, size=(60, 3))
@@ -41,7 +41,7 @@ def _recorded(fn):
 @pytest.mark.parametrize("step", [StandardScaler(), SimpleImputer(), OneHotEncoder(handle_unknown="ignore")],
                          ids=["StandardScaler", "SimpleImputer", "OneHotEncoder"])
 def test_data_dependent_transformer_before_a_private_estimator_warns(step):
-    flagged, w = _recorded(lambda: check_pipeline(sk_make_pipeline(step, _clf())))
+    flagged, w = _recorded(lambda: check_private_pipeline(sk_make_pipeline(step, _clf())))
     assert flagged == [type(step).__name__.lower()] and len(w) == 1
     assert "not differentially private" in str(w[0].message)
     assert issubclass(NonPrivatePreprocessingWarning, UserWarning)
@@ -52,33 +52,33 @@ def test_data_dependent_transformer_before_a_private_estimator_warns(step):
                          ids=["PrivateClipScaler", "FunctionTransformer", "Normalizer", "PolynomialFeatures",
                               "passthrough"])
 def test_private_or_stateless_steps_do_not_warn(step):
-    flagged, w = _recorded(lambda: check_pipeline(Pipeline([("pre", step), ("clf", _clf())])))
+    flagged, w = _recorded(lambda: check_private_pipeline(Pipeline([("pre", step), ("clf", _clf())])))
     assert flagged == [] and w == []
 
 
 def test_no_private_step_no_warning_and_a_bare_estimator_is_never_flagged():
-    assert _recorded(lambda: check_pipeline(sk_make_pipeline(StandardScaler(), LinearRegression())))[1] == []
-    assert _recorded(lambda: check_pipeline(_clf())) == ([], [])
-    assert _recorded(lambda: check_pipeline(StandardScaler())) == ([], [])
+    assert _recorded(lambda: check_private_pipeline(sk_make_pipeline(StandardScaler(), LinearRegression())))[1] == []
+    assert _recorded(lambda: check_private_pipeline(_clf())) == ([], [])
+    assert _recorded(lambda: check_private_pipeline(StandardScaler())) == ([], [])
 
 
 def test_nested_steps_and_non_private_dplit_steps_are_found():
     inner = ColumnTransformer([("num", StandardScaler(), [0, 1]), ("keep", "passthrough", [2])])
-    flagged, w = _recorded(lambda: check_pipeline(Pipeline([("ct", inner), ("clf", _clf())])))
+    flagged, w = _recorded(lambda: check_private_pipeline(Pipeline([("ct", inner), ("clf", _clf())])))
     assert flagged == ["ct/num"] and len(w) == 1
     # a ColumnTransformer's remainder is a step too (it is not in `transformers`)
     rest = ColumnTransformer([("keep", "passthrough", [0])], remainder=StandardScaler())
-    flagged, w = _recorded(lambda: check_pipeline(Pipeline([("ct", rest), ("clf", _clf())])))
+    flagged, w = _recorded(lambda: check_private_pipeline(Pipeline([("ct", rest), ("clf", _clf())])))
     assert flagged == ["ct/remainder"] and len(w) == 1
     # the NonDP pipeline and the non-private RadoBoost baseline next to a private step
     nondp = dplit.PrivateRegressionPipeline(pipeline="NonDP")
-    flagged, _ = _recorded(lambda: check_pipeline(Pipeline([("s", PrivateClipScaler()), ("r", nondp)])))
+    flagged, _ = _recorded(lambda: check_private_pipeline(Pipeline([("s", PrivateClipScaler()), ("r", nondp)])))
     assert flagged == ["r"]
-    flagged, _ = _recorded(lambda: check_pipeline(sk_make_pipeline(PrivateClipScaler(),
+    flagged, _ = _recorded(lambda: check_private_pipeline(sk_make_pipeline(PrivateClipScaler(),
                                                                    dplit.RadoBoostClassifier())))
     assert flagged == ["radoboostclassifier"]
     # a non-private final estimator after a private transformer makes the pipeline non-private too
-    flagged, _ = _recorded(lambda: check_pipeline(sk_make_pipeline(PrivateClipScaler(), LinearRegression())))
+    flagged, _ = _recorded(lambda: check_private_pipeline(sk_make_pipeline(PrivateClipScaler(), LinearRegression())))
     assert flagged == ["linearregression"]
 
 
