@@ -1107,10 +1107,11 @@ _EXIT_HOOK = []
 def _stop_workers_at_exit():
     """Inside a worker process, stop joblib's local workers when the process exits.
 
-    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. A process that is itself a
-    multiprocessing worker (a process pool running notebooks, a user's own pool) joins its children before it
-    exits, so without this the pool would wait up to five minutes for nothing. The workers stay available to
-    later sweeps until then; the hook runs among multiprocessing's exit finalizers, before the join."""
+    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. A process that is
+    itself a multiprocessing worker (a process pool running notebooks, a user's own pool) joins its
+    children before it exits, so without this the pool would wait up to five minutes for nothing.
+    The workers stay available to later sweeps until then; the hook runs among multiprocessing's
+    exit finalizers, before the join."""
     import multiprocessing
     from multiprocessing.util import Finalize
     if multiprocessing.parent_process() is None or _EXIT_HOOK:
