@@ -169,7 +169,6 @@ def _text_table(rows, width: int = 100, floors=None) -> str:
     """Dicts with the same keys as a left-aligned plain-text table at most `width` columns wide:
     the columns but the first (the name) are narrowed, the one furthest above its floor (12, or
     `floors[column]`) first, and their cells wrapped onto continuation lines."""
-    import textwrap
     cols, floors = list(rows[0]), {c: (floors or {}).get(c, 12) for c in rows[0]}
     w = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     while sum(w.values()) + 2 * (len(cols) - 1) > width and len(cols) > 1:
