@@ -193,12 +193,17 @@ class BudgetAccountant:
         BudgetExceededError
             If the charge would exceed the budget; nothing is charged.
         ValueError
-            If the spend's relation cannot be converted to the accountant's (rule 3).
+            If the spend's relation cannot be converted to the accountant's (rule 3), or the
+            accountant is a copy restored from a pickle.
         TypeError
             If `spend` is not a PrivacySpend or `label` not a str.
         """
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
+        if self.__dict__.get("_detached", False):
+            raise ValueError("accountant: this BudgetAccountant is a copy restored from a pickle "
+                             "(another process, or a saved model); charges to it would not reach "
+                             "the original: run searches with n_jobs=1, or pass a live accountant")
         charged = to_relation(spend, self.relation)
         if self.would_exceed(spend):
             left = self.remaining
@@ -240,9 +245,8 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         return self
 
-    def __reduce__(self):
-        raise TypeError("a BudgetAccountant cannot be pickled or sent to another process (the "
-                        "charges made there would be lost): run searches with n_jobs=1")
+    def __getstate__(self):
+        return {**self.__dict__, "_detached": True}  # restored copies refuse charges
 
 # %% ../nbs/08_accountant.ipynb #4040c44b
 def _plan_pure(est, d):
@@ -273,6 +277,14 @@ def _plan_dpgp(est, d):
                         "DPSparseGPRegressor", "substitute")
 
 
+def _plan_bss(est, d):
+    from dplit.bss import METHODS
+    if est.method not in METHODS:
+        return None
+    delta = check_delta(est.delta, positive=True) if est.method == "mistakes_ptr" else 0.0
+    return PrivacySpend(check_epsilon(est.epsilon), delta, "BestSubsetSelector", "substitute")
+
+
 _PLANS = {
     ("dplit.dpkendall", "DPKendallSelector"): _plan_pure,
     ("dplit.dpkendall", "SubLassoSelector"): _plan_pure,
@@ -280,6 +292,7 @@ _PLANS = {
     ("dplit.tukey", "TukeyRegressor"): _plan_tukey,
     ("dplit.dpsis", "DPSISSelector"): _plan_dpsis,
     ("dplit.dpgp", "DPSparseGPRegressor"): _plan_dpgp,
+    ("dplit.bss", "BestSubsetSelector"): _plan_bss,
 }
 
 # %% ../nbs/08_accountant.ipynb #30cf0270
@@ -353,6 +366,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         If the fit would exceed the budget (raised before the fit draws anything).
     TypeError
         If the estimator's spend cannot be planned, or `accountant` is not an accountant.
+    ValueError
+        If the estimator has an accountant of its own.
     RuntimeError
         If the fitted ``spend_`` differs from the charge.
     """
@@ -361,6 +376,9 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
                         f"{type(accountant).__name__}")
     if np.ndim(X) != 2:
         raise ValueError(f"X must be 2-D, got shape {np.shape(X)}")
+    if getattr(estimator, "accountant", None) is not None:
+        raise ValueError("estimator: it has its own accountant, which its fit charges; set "
+                         "accountant=None on it or do not wrap it (it would be charged twice)")
     plan = planned_spend(estimator, np.shape(X)[1])
     accountant.charge(plan, label or f"fit {type(estimator).__name__}")
     estimator.fit(X, y, **fit_params)
@@ -376,6 +394,14 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
 # %% ../nbs/08_accountant.ipynb #cdff8a81
 def _inner_has(name):
     return lambda self: hasattr(self.estimator, name)
+
+
+def _fit_label(est, prefix: str = "fit") -> str:
+    "A ledger label naming the estimator and its budget parameters (public)."
+    shown = {k: v for k, v in est.get_params(deep=False).items()
+             if k in ("epsilon", "delta", "k", "s", "n_rounds")}
+    tag = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items())
+    return f"{prefix} {type(est).__name__}({tag})"
 
 
 class Charged(MetaEstimatorMixin, BaseEstimator):
@@ -422,11 +448,7 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         est = clone(self.estimator)
-        shown = {k: v for k, v in est.get_params(deep=False).items()
-                 if k in ("epsilon", "delta", "k", "s", "n_rounds")}
-        tag = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                        for k, v in shown.items())
-        label = f"{self.label or 'fit'} {type(est).__name__}({tag})"
+        label = _fit_label(est, self.label or "fit")
         self.estimator_ = charged_fit(self.accountant, est, X, y, label, **fit_params)
         self.spend_ = self.estimator_.spend_
         if hasattr(self.estimator_, "n_features_in_"):
@@ -459,3 +481,48 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         tags.estimator_type, tags.target_tags = inner.estimator_type, inner.target_tags
         tags.non_deterministic = True
         return tags
+
+# %% ../nbs/08_accountant.ipynb #c6a230fc
+def _charge_before_draw(estimator, n_features: int):
+    """Charge one fit of `estimator` to its own ``accountant`` parameter, if it has one.
+
+    Every private dplit estimator calls this in `fit`, after validating its inputs and before
+    its first random draw.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being fitted; its ``accountant`` is a BudgetAccountant or None.
+    n_features : int
+        Number of columns of the data (public: the schema).
+
+    Returns
+    -------
+    PrivacySpend or None
+        What was charged (under the accountant's relation), or None without an accountant.
+
+    Raises
+    ------
+    TypeError
+        If ``accountant`` is neither None nor a BudgetAccountant, or the spend of the fit cannot be
+        planned.
+    ValueError
+        If a meta-estimator's inner estimator has an accountant of its own.
+    BudgetExceededError
+        If the fit would exceed the budget (nothing has been drawn).
+    """
+    inner = getattr(estimator, "estimator", None)
+    if inner is not None and getattr(inner, "accountant", None) is not None:
+        raise ValueError("estimator: the inner estimator has an accountant of its own; give the "
+                         "accountant to the search, which charges its whole spend once")
+    acc = getattr(estimator, "accountant", None)
+    if acc is None:
+        return None
+    if not (callable(getattr(acc, "charge", None)) and hasattr(acc, "ledger")):  # duck-typed:
+        raise TypeError(                                # the notebook redefines the class
+            f"accountant must be a BudgetAccountant or None, got {type(acc).__name__}")
+    try:
+        plan = planned_spend(estimator, n_features)
+    except TypeError as exc:
+        raise TypeError(f"accountant: {exc}") from None
+    return acc.charge(plan, _fit_label(estimator))
