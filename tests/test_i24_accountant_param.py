@@ -205,3 +205,19 @@ def test_parallel_search_fails_loudly():
             GridSearchCV(_bas(acc), {"n_rounds": [3, 5]}, cv=2, n_jobs=2,
                          error_score="raise").fit(R.X4, R.Y4)
     assert not acc.ledger
+
+
+@pytest.mark.parametrize("name", _slow_if_numba(ACCOUNTED))
+def test_every_fitted_estimator_pickles_with_its_ledger_and_no_data(name):
+    _, X, y, _ = R.FIT_CASES[name]
+    plan = _plan(name)
+    acc = BudgetAccountant(1e9, 0.5, relation=plan.relation, tight=False)
+    est = _fit(R.make(name, accountant=acc, random_state=0), name)
+    blob = pickle.dumps(est, protocol=pickle.HIGHEST_PROTOCOL)
+    values = np.unique(np.r_[np.ravel(X), np.ravel(y) if y is not None else []])
+    leaked = [v for v in values if np.float64(v).tobytes() in blob]
+    assert not leaked, f"{name}: {len(leaked)} training values in the pickle"
+    back = pickle.loads(blob)
+    assert back.accountant.ledger == acc.ledger and back.accountant is not acc
+    with pytest.raises(ValueError, match="pickle"):
+        back.accountant.charge(PrivacySpend(1e-3, relation=plan.relation))
