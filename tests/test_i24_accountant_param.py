@@ -221,3 +221,17 @@ def test_every_fitted_estimator_pickles_with_its_ledger_and_no_data(name):
     assert back.accountant.ledger == acc.ledger and back.accountant is not acc
     with pytest.raises(ValueError, match="pickle"):
         back.accountant.charge(PrivacySpend(1e-3, relation=plan.relation))
+
+
+@pytest.mark.parametrize("method", ["top_r", "mistakes", "mistakes_ptr", "exponential"])
+def test_best_subset_plan_is_each_methods_spend(method):
+    "The plan added for BestSubsetSelector: epsilon, and delta only behind PTR, under substitution."
+    from dplit.bss import BestSubsetSelector
+    acc = BudgetAccountant(10.0, 1e-3, relation="substitute", tight=False)
+    est = BestSubsetSelector(s=2, epsilon=0.5, method=method, gap_check="warn", delta=1e-6,
+                             random_state=0, accountant=acc)
+    R.fit_quiet(est, R.X4, R.Y4)
+    want = (0.5, 1e-6 if method == "mistakes_ptr" else 0.0, "substitute")
+    got = acc.ledger[0].charged
+    assert (got.epsilon, got.delta, got.relation) == want
+    assert _same_spend(est.spend_, got)
