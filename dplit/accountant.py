@@ -412,8 +412,8 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator
         A dplit estimator (see `planned_spend`).
     accountant : BudgetAccountant
-        The budget charged. Every clone shares it; it refuses to be pickled, so a search with
-        ``n_jobs > 1`` fails loudly rather than lose charges.
+        The budget charged. Every clone shares it; a copy restored from a pickle refuses charges,
+        so a search with ``n_jobs > 1`` fails loudly rather than lose charges.
     label : str, default ''
         Prefix of the ledger labels.
 
