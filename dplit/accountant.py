@@ -261,9 +261,14 @@ def _plan_bas(est, d):
 
 def _plan_tukey(est, d):
     from dplit.tukey import tukey_budget, tukey_spends
-    if est.n_tilde is not None or est.n_models is not None or est.paper_accounting:
+    from dplit.core import check_bool
+    if (est.n_tilde is not None or est.n_models is not None
+            or check_bool(est.paper_accounting, "paper_accounting")):
         return None  # a caller's n_tilde is charged by that caller; the paper's is not private
-    return tukey_spends(tukey_budget(est.epsilon, est.delta, est.n_share, est.eta))
+    bud = tukey_budget(est.epsilon, est.delta, est.n_share, est.eta)
+    if bud.eps_n == 0:  # the fit would refuse it: refused here, before the charge
+        raise ValueError("n_share must be > 0 when n_tilde is not given")
+    return tukey_spends(bud)
 
 
 def _plan_dpsis(est, d):
@@ -281,6 +286,9 @@ def _plan_bss(est, d):
     from dplit.bss import METHODS
     if est.method not in METHODS:
         return None
+    finite_t = not (isinstance(est.T, (float, np.floating)) and est.T == math.inf)
+    if est.method == "top_r" and finite_t:
+        return None  # finite T spends Theorem 1's epsilon' > epsilon, a function of n too
     delta = check_delta(est.delta, positive=True) if est.method == "mistakes_ptr" else 0.0
     return PrivacySpend(check_epsilon(est.epsilon), delta, "BestSubsetSelector", "substitute")
 

@@ -760,6 +760,10 @@ class BoostedAdaSSPRegressor(_BASParams):
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
+                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
+        if self.ridge not in RIDGE_RULES:
+            raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = boosted_adassp(

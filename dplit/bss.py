@@ -2404,6 +2404,13 @@ class BestSubsetSelector(_BestSubsetParams):
                                  ensure_min_features=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        # the release's own checks, before the charge (a refused fit costs no budget)
+        s = _prepare(X, y, self.s, self.epsilon, self.r, self.b_x, self.b_y, self.loss,
+                     self.bound, clip=False)[2]
+        if self.loss == "squared" and self.b_y is None:
+            raise TypeError("b_y is required for the squared loss")
+        if self.R is not None and self.method in ("top_r", "mistakes_ptr"):
+            check_int(self.R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)

@@ -1335,6 +1335,7 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         check_bool(self.fit_intercept, "fit_intercept")
         X, y = _sk_validate(self, X, y, y_numeric=True)  # scikit-learn's checks and messages
         X, y = check_X_y(X, y, min_rows=1)
+        _check_ols_range(self._design(X), y)  # the release's data check, before the charge
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = tukey_regression(

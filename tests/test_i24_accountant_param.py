@@ -235,3 +235,32 @@ def test_best_subset_plan_is_each_methods_spend(method):
     got = acc.ledger[0].charged
     assert (got.epsilon, got.delta, got.relation) == want
     assert _same_spend(est.spend_, got)
+
+
+def test_top_r_with_finite_T_is_refused_not_undercharged(monkeypatch):
+    "Finite T spends Theorem 1's epsilon' > epsilon: the plan cannot be epsilon, so it is refused."
+    from dplit.bss import BestSubsetSelector
+    free = R.fit_quiet(BestSubsetSelector(s=2, epsilon=0.5, T=4, random_state=0), R.X4, R.Y4)
+    assert free.spend_.epsilon > 0.5                    # the truth the old plan (0.5) missed
+    acc = BudgetAccountant(1e3, 1e-3, relation="substitute")
+    rec = R.DrawRecorder(monkeypatch)
+    with pytest.raises(TypeError, match="accountant"):
+        BestSubsetSelector(s=2, epsilon=0.5, T=4, random_state=0, accountant=acc).fit(R.X4, R.Y4)
+    assert rec.untouched() and not acc.ledger
+
+
+@pytest.mark.parametrize("name, bad", [
+    ("BoostedAdaSSPRegressor", dict(eta=0.0)), ("BoostedAdaSSPRegressor", dict(ridge="x")),
+    ("BoostedAdaSSPRegressor", dict(fit_intercept=1)), ("BoostedAdaSSPRegressor", dict(rho=0.5)),
+    ("BestSubsetSelector", dict(s=4)), ("BestSubsetSelector", dict(b_x=0.0)),
+    ("BestSubsetSelector", dict(bound="x")), ("BestSubsetSelector", dict(R=10)),
+    ("TukeyRegressor", dict(n_share=0.0)), ("TukeyRegressor", dict(paper_accounting=0)),
+])
+def test_a_parameter_the_release_refuses_is_refused_before_the_charge(name, bad):
+    "A typo costs no budget: the release's own checks run before the charge."
+    _, X, y, _ = R.FIT_CASES[name]
+    plan = _plan(name)
+    acc = BudgetAccountant(1e9, 0.5, relation=plan.relation, tight=False)
+    with pytest.raises((ValueError, TypeError), match=next(iter(bad))):
+        _fit(R.make(name, **bad, accountant=acc, random_state=0), name)
+    assert not acc.ledger
