@@ -696,10 +696,12 @@ class _BASParams(RegressorMixin, BaseEstimator):
     def __init__(
         self, *, epsilon=1.0, delta=1e-5, n_rounds=100, fit_intercept=True, random_state=None,
         ridge="adassp", shares=(1 / 3, 1 / 3, 1 / 3), eta=1.0, clip_x=1.0, clip_r=1.0, rho=0.05,
+        accountant=None,
     ):
         self.epsilon, self.delta, self.n_rounds = epsilon, delta, n_rounds
         self.fit_intercept, self.random_state, self.ridge = fit_intercept, random_state, ridge
         self.shares, self.eta, self.clip_x, self.clip_r, self.rho = shares, eta, clip_x, clip_r, rho
+        self.accountant = accountant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -734,6 +736,8 @@ class BoostedAdaSSPRegressor(_BASParams):
         clipped to [-clip_r, clip_r]; on labels far above clip_r the fit is noise at any epsilon.
         `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a release) when it
         clips.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Attributes
     ----------
@@ -756,6 +760,12 @@ class BoostedAdaSSPRegressor(_BASParams):
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
+                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
+        if self.ridge not in RIDGE_RULES:
+            raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
             self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,

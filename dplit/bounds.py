@@ -235,6 +235,8 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Neighbouring relation of the guarantee.
     random_state : int or None
         Seed of the fit.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Attributes
     ----------
@@ -248,9 +250,10 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
                  n_grid=1001, feature_range=(-1.0, 1.0), relation="add/remove",
-                 random_state=None):
+                 random_state=None, *, accountant=None):
         self.epsilon, self.bounds, self.quantiles, self.n_grid = epsilon, bounds, quantiles, n_grid
         self.feature_range, self.relation, self.random_state = feature_range, relation, random_state
+        self.accountant = accountant
 
     def _column_bounds(self, d: int) -> list:
         b = self.bounds
@@ -309,6 +312,8 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         cols = self._column_bounds(X.shape[1])
         grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
         eps = check_epsilon(self.epsilon) / X.shape[1]
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         self.ranges_ = np.array([
             private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
                           rng=g).value for k in range(X.shape[1])])

@@ -2323,18 +2323,21 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
     statistics (`SearchBackend.forget`), so the fitted selector holds no data
     random_state : None (fresh OS entropy at every fit, PCG64, not cryptographic) or an int seed
     (reproduces a fit); a Generator is refused (`clone` would copy it and repeat the noise)
+    accountant : BudgetAccountant or None (default): charged the planned spend of every fit
+    before anything is drawn
     """
 
     def __init__(self, *, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
                  loss: str = "squared", R=None, T=math.inf, r: float = 1.1, b_x: float = 0.5,
                  b_y: float = 0.5, bound: str = "tight", rule: str = "exact",
                  gap_check: str = "raise", delta: float = 1e-6, test_fraction: float = 0.25,
-                 search=None, random_state=None):
+                 search=None, random_state=None, accountant=None):
         self.s, self.epsilon, self.method, self.loss = s, epsilon, method, loss
         self.R, self.T, self.r, self.b_x, self.b_y, self.bound = R, T, r, b_x, b_y, bound
         self.rule, self.gap_check, self.delta = rule, gap_check, delta
         self.test_fraction = test_fraction
         self.search, self.random_state = search, random_state
+        self.accountant = accountant
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_mask_")
@@ -2401,6 +2404,15 @@ class BestSubsetSelector(_BestSubsetParams):
                                  ensure_min_features=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        # the release's own checks, before the charge (a refused fit costs no budget)
+        s = _prepare(X, y, self.s, self.epsilon, self.r, self.b_x, self.b_y, self.loss,
+                     self.bound, clip=False)[2]
+        if self.loss == "squared" and self.b_y is None:
+            raise TypeError("b_y is required for the squared loss")
+        if self.R is not None and self.method in ("top_r", "mistakes_ptr"):
+            check_int(self.R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)
         if rel.value is None:
             raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")

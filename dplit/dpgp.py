@@ -1821,6 +1821,8 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
     """
 
     def __init__(
@@ -1840,6 +1842,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         rho: float = 0.01,
         covariance: str = "symmetric",
         random_state=None,
+        accountant=None,
     ):
         self.inducing_points = inducing_points
         self.input_bounds = input_bounds
@@ -1855,6 +1858,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         self.rho = rho
         self.covariance = covariance
         self.random_state = random_state
+        self.accountant = accountant
 
     def _check_params(self):
         for name in ("noise_std", "lengthscale", "variance", "c", "R_y"):
@@ -1923,6 +1927,8 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
                              "looking at the data)")
         if self.kernel_bound == "1d" and X.shape[1] != 1:
             raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
                              self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,

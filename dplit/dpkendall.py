@@ -354,6 +354,8 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages
         X, y = check_X_y(X, y, min_rows=2)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)
         self.n_features_in_ = X.shape[1]
         self.selected_ = np.asarray(rel.value, dtype=np.int64)
@@ -390,10 +392,13 @@ class DPKendallSelector(_PrivateSelector):
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
     """
 
-    def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None):
+    def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None, accountant=None):
         self.k, self.epsilon, self.random_state = k, epsilon, random_state
+        self.accountant = accountant
 
     def _release(self, X, y, rng):
         return dp_kendall(X, y, self.k, self.epsilon, rng=rng)
@@ -522,11 +527,13 @@ class SubLassoSelector(_PrivateSelector):
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
     """
 
     def __init__(
         self, *, k: int = 5, epsilon: float = 1.0, m: int = 20, alpha: float = 0.05,
-        random_state=None,
+        random_state=None, accountant=None,
     ):
         self.k, self.epsilon, self.m, self.alpha, self.random_state = (
             k,
@@ -535,6 +542,7 @@ class SubLassoSelector(_PrivateSelector):
             alpha,
             random_state,
         )
+        self.accountant = accountant
 
     def _release(self, X, y, rng):
         return sub_lasso(X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=rng)

@@ -355,6 +355,8 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         Which scores to use.
     allow_non_private : bool, default False
         Permit `variant='paper'`.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
     """
 
     def __init__(
@@ -369,10 +371,12 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         relation: str = "add/remove",
         variant: str = "clipped",
         allow_non_private: bool = False,
+        accountant=None,
     ):
         self.k, self.epsilon, self.gamma, self.random_state = k, epsilon, gamma, random_state
         self.x_bounds, self.y_bounds, self.relation = x_bounds, y_bounds, relation
         self.variant, self.allow_non_private = variant, allow_non_private
+        self.accountant = accountant
 
     def fit(self, X, y):
         """Select the features.
@@ -401,6 +405,8 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
             ensure_min_features=2,
         )
         check_X_y(X, y)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = dp_sis(
             X,
             y,

@@ -1292,6 +1292,8 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     n_tilde, n_models : optional
         A private lower bound on n and a number of models released by the caller (pipelines that
         share one n_tilde); see `tukey_regression`.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Attributes
     ----------
@@ -1314,10 +1316,11 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
                  fit_intercept: bool = True, n_share: float = 0.05, eta=None,
-                 paper_accounting: bool = False, n_tilde=None, n_models=None):
+                 paper_accounting: bool = False, n_tilde=None, n_models=None, accountant=None):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
         self.fit_intercept, self.n_share, self.eta = fit_intercept, n_share, eta
         self.paper_accounting, self.n_tilde, self.n_models = paper_accounting, n_tilde, n_models
+        self.accountant = accountant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1332,6 +1335,9 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         check_bool(self.fit_intercept, "fit_intercept")
         X, y = _sk_validate(self, X, y, y_numeric=True)  # scikit-learn's checks and messages
         X, y = check_X_y(X, y, min_rows=1)
+        _check_ols_range(self._design(X), y)  # the release's data check, before the charge
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = tukey_regression(
             self._design(X), y, self.epsilon, self.delta, rng=g,
             n_share=self.n_share, eta=self.eta, paper_accounting=self.paper_accounting,

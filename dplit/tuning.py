@@ -190,6 +190,9 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         Share of the rows scored (chosen by a public random split).
     random_state : int or None
         Seed of the search.
+    accountant : BudgetAccountant or None, default None
+        Charged the spend of the whole search (`spend_`) before anything is drawn; the inner
+        estimator must not have one.
 
     Attributes
     ----------
@@ -204,11 +207,12 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, param_grid, epsilon=1.0, delta=1e-5, gamma=0.1,
-                 error_bound=4.0, validation_fraction=0.5, random_state=None):
+                 error_bound=4.0, validation_fraction=0.5, random_state=None, *, accountant=None):
         self.estimator, self.param_grid, self.epsilon, self.delta = (estimator, param_grid,
                                                                      epsilon, delta)
         self.gamma, self.error_bound = gamma, error_bound
         self.validation_fraction, self.random_state = validation_fraction, random_state
+        self.accountant = accountant
 
     def _budget(self):
         from dplit.dpgp_hyper import selection_params
@@ -276,6 +280,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
                               X.shape[1]) for c in grid]  # every candidate planned before any draw
         except OverflowError:
             raise ValueError(f"epsilon = {self.epsilon!r} is too large to plan one run") from None
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]
