@@ -1374,6 +1374,8 @@ class DPRadoBoostClassifier(_LinearBoost):
     classes : array_like of two labels or None, default None
         The public label pair (sorted; positive decisions predict the second). Every label of
         `y` must be one of them, and `y` may hold only one. None: the pair found in `y`.
+    accountant : BudgetAccountant or None, default None
+        Charged `expected_spend` after validation, before the first draw (see `dplit.accountant`).
 
     Attributes
     ----------
@@ -1392,11 +1394,12 @@ class DPRadoBoostClassifier(_LinearBoost):
     """
     def __init__(self, *, epsilon=1.0, delta=1e-5, feature_bound=1.0, fit_intercept=True,
                  n_rados=1000, support=0.5, T=1000, wfi="best", kappa=1.0, keep="rado_risk",
-                 random_state=None, classes=None):
+                 random_state=None, classes=None, accountant=None):
         self.epsilon, self.delta, self.feature_bound = epsilon, delta, feature_bound
         self.fit_intercept, self.n_rados, self.support, self.T = fit_intercept, n_rados, support, T
         self.wfi, self.kappa, self.keep, self.random_state = wfi, kappa, keep, random_state
         self.classes = classes
+        self.accountant = accountant
 
     def _check_params(self, d: int) -> dict:
         "Every public parameter, validated (no draw); the noise scale for d features."
@@ -1464,6 +1467,8 @@ class DPRadoBoostClassifier(_LinearBoost):
         X, ypm = self._labels(X, y)
         p = self._check_params(X.shape[1])
         spend = self.expected_spend(X.shape[1])
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         m = X.shape[0]
         m_star = None if self.support is None else min(m, max(1, round(self.support * m)))
         D, n_clipped = _dprb_design(X, p["B"], p["icpt"])
