@@ -19,10 +19,9 @@ from .mechanisms import laplace_mechanism
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['VECTOR_CHUNK', 'CALL_CHUNK', 'cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult',
-           'audit', 'primitive_audit_cases', 'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit',
-           'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon', 'gaussian_pair_epsilon',
-           'verify_audit_harness']
+__all__ = ['cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult', 'audit', 'AuditCase', 'AuditEntry',
+           'register_audit', 'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon',
+           'gaussian_pair_epsilon']
 
 # %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):

@@ -35,13 +35,9 @@ from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['RIDGE_RULES', 'BAS_AUDIT_VARIANTS', 'gdp_delta', 'gdp_mu', 'verify_gdp_mu', 'release_sensitivities', 'BASBudget',
-           'bas_budget', 'clip_rows', 'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system',
-           'BASRun', 'bas_release', 'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor',
-           'adversarial_changes', 'random_changes', 'substitution_changes', 'random_substitution_changes',
-           'verify_sensitivity', 'verify_closed_form', 'verify_symmetric_noise', 'ridge_designs', 'indefinite_rates',
-           'ridge_rule_table', 'verify_ridge', 'audit_designs', 'audit_budget', 'gram_audit_mechanism',
-           'verify_audit_gram', 'verify_bas_audit_pairs', 'r2_sweep', 'benchmark_bas', 'bench_bas']
+__all__ = ['RIDGE_RULES', 'gdp_delta', 'gdp_mu', 'release_sensitivities', 'BASBudget', 'bas_budget', 'clip_rows',
+           'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system', 'BASRun', 'bas_release',
+           'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor']
 
 # %% ../nbs/14_boosted_adassp.ipynb #03b54910
 def gdp_delta(mu, epsilon) -> float:
@@ -1164,7 +1160,7 @@ def verify_audit_gram(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/14_boosted_adassp.ipynb #aud-222dc1e6
-from .audit import AuditCase, gaussian_pair_epsilon, register_audit
+from dplit.audit import AuditCase, gaussian_pair_epsilon, register_audit
 
 BAS_AUDIT_VARIANTS = ("correct", "half_noise", "mu_as_multiplier", "no_composition")
 

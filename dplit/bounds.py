@@ -20,8 +20,7 @@ from .core import check_random_state, check_real_data, warn_clipped
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
-__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'quantile_worst_pair', 'private_range',
-           'PrivateClipScaler']
+__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler']
 
 # %% ../nbs/09_bounds.ipynb #604a4be7
 def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:

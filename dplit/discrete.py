@@ -19,11 +19,9 @@ from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_d
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SCALE_LIMIT', 'naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_round', 'grid_sensitivity',
-           'ExactBits', 'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf',
-           'verify_discrete_samplers', 'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
-           'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
-           'discrete_gaussian_mechanism', 'verify_discrete_audit_pairs']
+__all__ = ['SCALE_LIMIT', 'grid_round', 'grid_sensitivity', 'ExactBits', 'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian',
+           'discrete_log_pmf', 'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
+           'sigma2_up', 'discrete_laplace_mechanism', 'discrete_gaussian_mechanism']
 
 # %% ../nbs/07_discrete.ipynb #69810e63
 _TWO53 = float(2**53)

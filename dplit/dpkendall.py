@@ -24,11 +24,8 @@ from .mechanisms import Release, peel_top_k
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'algorithm1_literal',
-           'verify_algorithm1', 'DPKendallSelector', 'sub_lasso', 'SubLassoSelector', 'theorem38_data',
-           'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
-           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'sub_lasso_law',
-           'sub_lasso_pair', 'verify_dpkendall_audit_pairs', 'benchmark_table', 'bench_dpkendall']
+__all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'DPKendallSelector',
+           'sub_lasso', 'SubLassoSelector']
 
 # %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2

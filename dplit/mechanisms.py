@@ -19,10 +19,8 @@ from .core import check_finite_release, check_scale
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise',
-           'verify_exponential_mechanism', 'peel_top_k', 'gaussian_log_delta', 'analytic_gaussian_sigma',
-           'gaussian_mechanism', 'verify_analytic_gaussian', 'min_times', 'floor_table', 'bench_analytic_gaussian',
-           'bench_peel_top_k']
+__all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise', 'peel_top_k',
+           'gaussian_log_delta', 'analytic_gaussian_sigma', 'gaussian_mechanism']
 
 # %% ../nbs/02_mechanisms.ipynb #9353aa54
 @dataclass(frozen=True)

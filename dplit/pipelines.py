@@ -23,12 +23,9 @@ from .verify import register_check
 
 # %% auto #0
 __all__ = ['PAPER_EPSILON', 'PAPER_DELTA', 'PAPER_ETA', 'COUNT_SHARE', 'SELECTION_SHARE', 'M_RULES', 'PIPELINES',
-           'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'SYNTHETIC_DESIGNS', 'PAPER_TASKS', 'LOG_TARGETS',
-           'check_pipeline', 'budget_split', 'private_count_lower_bound', 'model_counts', 'add_intercept',
-           'OLSRegressor', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact', 'verify_intercept',
-           'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression', 'log_target',
-           'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper', 'rank_counts',
-           'positive_counts', 'plot_figures_1_2']
+           'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'check_pipeline', 'budget_split',
+           'private_count_lower_bound', 'model_counts', 'add_intercept', 'OLSRegressor', 'regression_failed',
+           'PrivateRegressionPipeline']
 
 # %% ../nbs/15_pipelines.ipynb #03a90c7b
 PAPER_EPSILON = math.log(3)   # section 4.3: each pipeline is (ln 3, 1e-5)-DP in total

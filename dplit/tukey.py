@@ -30,18 +30,10 @@ from .core import check_finite_release, check_scale, float_overflow
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ETA_PAPER', 'TUKEY_EM_AUDIT_PAIR', 'TUKEY_STEP_AUDIT_NEIGHBOUR', 'check_models', 'ModelProfile', 'model_profile',
-           'tukey_depth', 'log1mexp', 'level_log_volumes', 'log_weights', 'check_depth', 'level_log_probs',
-           'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample', 'depth_law_pvalue', 'verify_depth_law',
-           'first_depth_coordinate', 'uniformity_pvalue', 'verify_uniform_in_level', 'cell_law_pvalue',
-           'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep', 'lemma_adversarial',
-           'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass',
-           'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d',
-           'substitution_sensitivity', 'verify_relation', 'TukeyBudget', 'tukey_budget', 'step_exact_1d',
-           'verify_step_exact_1d', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
-           'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends', 'depth_for',
-           'tukey_regression', 'PTRFailed', 'TukeyRegressor', 'models_needed', 'models_needed_table',
-           'verify_fewer_models', 'verify_n_tilde', 'tukey_step', 'tukey_step_loops', 'bench_tukey']
+__all__ = ['ETA_PAPER', 'ModelProfile', 'model_profile', 'tukey_depth', 'TukeyDraw', 'restricted_em_sample', 'ptr_distance_94',
+           'ptr_distance_95', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'hockey_stick', 'TukeyBudget',
+           'tukey_budget', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
+           'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor']
 
 # %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
@@ -759,7 +751,7 @@ def exact_output_law_1d(models, t: int, eps_em, pass_prob: float = 1.0, grid=Non
     p = np.exp(logm - special.logsumexp(logm)) * pass_prob
     return 1.0 - pass_prob, p
 
-
+# %% ../nbs/13_tukey.ipynb #1f8c9139
 def hockey_stick(law_a, law_b, epsilon) -> float:
     "max over events S of P_a(S) - e^eps P_b(S) for two laws (p_bot, cell_probs) on the same cells."
     e = math.exp(epsilon)

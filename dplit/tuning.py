@@ -19,7 +19,7 @@ from .core import check_random_state, check_real_data
 
 # %% auto #0
 __all__ = ['STOPPING', 'stopping_pgf', 'stopping_count', 'stopping_factor', 'random_stopping_select', 'best_of_law',
-           'worst_stopping_pair', 'PrivateGridSearch']
+           'PrivateGridSearch']
 
 # %% ../nbs/16_tuning.ipynb #e6b033af
 STOPPING = ("geometric", "logarithmic")

@@ -19,9 +19,7 @@ import numpy as np
 from .core import as_rng
 
 # %% auto #0
-__all__ = ['plain', 'html_table', 'VerifyRecord', 'Check', 'register_check', 'BenchRecord', 'register_benchmark',
-           'chapter_modules', 'discover', 'registered_checks', 'registered_benchmarks', 'select', 'run_checks',
-           'write_report', 'format_table']
+__all__ = ['VerifyRecord', 'BenchRecord', 'run_checks', 'write_report', 'format_table']
 
 # %% ../nbs/01_verify.ipynb #f810dc9d
 _NP_SCALAR = re.compile(r"np\.(?:u?int|float|complex|bool|str)_?\d*\((.*?)\)")
