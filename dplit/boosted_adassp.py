@@ -165,7 +165,26 @@ def release_sensitivities(
 # %% ../nbs/14_boosted_adassp.ipynb #d15a7c06
 @dataclass(frozen=True)
 class BASBudget:
-    "GDP budget of one Boosted AdaSSP run: mu, its split, the sensitivities and the noise scales."
+    r"""GDP budget of one Boosted AdaSSP run: $\mu$, its split, the sensitivities and noise scales.
+
+    Built by `bas_budget`; all fields are public (functions of the budget and the bounds only).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The $(\varepsilon, \delta)$-DP target of the whole run.
+    n_rounds : int
+        Number of boosting rounds $T$.
+    mu : float
+        The largest $\mu$ whose $\mu$-GDP guarantee implies $(\varepsilon, \delta)$.
+    mu_gram, mu_lmin, mu_round : float
+        The GDP parameters of the Gram release, of the $\lambda_{\min}$ release and of each round
+        ($\mu^2 = \mu_{gram}^2 + \mu_{lmin}^2 + T \mu_{round}^2$).
+    sens_gram, sens_lmin, sens_round : float
+        The $\ell_2$ sensitivities of the three releases (see `release_sensitivities`).
+    relation : {"add/remove", "substitute"}, default "add/remove"
+        The neighbouring relation the noise is calibrated for.
+    """
 
     epsilon: float
     delta: float
@@ -438,7 +457,22 @@ def release_system(
 # %% ../nbs/14_boosted_adassp.ipynb #f9cf538b
 @dataclass
 class BASRun:
-    "Outputs of a batch of Boosted AdaSSP runs on one clipped design (leading axis = run)."
+    r"""Outputs of a batch of $B$ Boosted AdaSSP runs on one clipped design (leading axis = run).
+
+    Parameters
+    ----------
+    theta : numpy.ndarray of shape (B, d)
+        Coefficients on the clipped design.
+    gram : numpy.ndarray of shape (B, d, d)
+        The released noisy Gram matrices.
+    lam_tilde : numpy.ndarray of shape (B,)
+        The released noisy $\lambda_{\min}$.
+    ridge : numpy.ndarray of shape (B,)
+        The ridge added.
+    min_eig : numpy.ndarray of shape (B,)
+        The smallest eigenvalue of the solved system $A = \text{gram} + \text{ridge}\, I$
+        (a diagnostic computed from released quantities).
+    """
 
     theta: np.ndarray  # (B, d) coefficients on the clipped design
     gram: np.ndarray  # (B, d, d) released noisy Gram matrices
@@ -537,7 +571,27 @@ def _boost_single(Xc, y, A, sigma_round, n_rounds, eta, clip_r, g):
 # %% ../nbs/14_boosted_adassp.ipynb #f0b9f29a
 @dataclass
 class BASResult:
-    "One Boosted AdaSSP fit: coefficients (intercept last if added), its spend and diagnostics."
+    r"""One Boosted AdaSSP fit: coefficients (intercept last if added), its spend and diagnostics.
+
+    Every field is computed from the released statistics (post-processing).
+
+    Parameters
+    ----------
+    coef : numpy.ndarray of shape (p,)
+        Coefficients of the features, on the clipped design.
+    intercept : float
+        The intercept (0.0 without `fit_intercept`).
+    spend : PrivacySpend
+        What the fit spent: $(\varepsilon, \delta)$ composed over the $2 + T$ Gaussian releases.
+    budget : BASBudget
+        The split of the budget.
+    ridge : float
+        The ridge added to the released Gram matrix.
+    lam_tilde : float
+        The released noisy $\lambda_{\min}$.
+    min_eig : float
+        The smallest eigenvalue of the solved system (not positive: see `indefinite`).
+    """
 
     coef: np.ndarray
     intercept: float
@@ -705,31 +759,39 @@ class _BASParams(RegressorMixin, BaseEstimator):
 
 # %% ../nbs/14_boosted_adassp.ipynb #593dda18
 class BoostedAdaSSPRegressor(_BASParams):
-    """Boosted AdaSSP as a scikit-learn regressor, (epsilon, delta)-DP under add/remove neighbours.
+    r"""Boosted AdaSSP as a scikit-learn regressor, $(\varepsilon, \delta)$-DP under add/remove.
+
+    Gradient boosting of ridge regression on a privately released Gram matrix: the Gram matrix,
+    its smallest eigenvalue and each round's gradient are released by the Gaussian mechanism, and
+    everything else is post-processing.
 
     Parameters
     ----------
-    epsilon, delta : float
-        Privacy budget of one `fit`.
-    n_rounds : int
-        Boosting rounds T.
-    fit_intercept : bool
+    epsilon : float, default 1.0
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
+    delta : float, default 1e-5
+        $\delta \in (0, 1)$ of one `fit`; choose $\delta \ll 1/n$.
+    n_rounds : int, default 100
+        Boosting rounds $T \ge 1$ (each round is one Gaussian release).
+    fit_intercept : bool, default True
         Append a constant-1 feature (inside the clipped row).
-    random_state : None or int
-        None (default): fresh noise at every fit from a PCG64 generator seeded by the OS (not a
+    random_state : None or int, default None
+        None: fresh noise at every fit from a PCG64 generator seeded by the OS (not a
         cryptographic generator); an int seed reproduces a fit on purpose. A Generator is refused:
         `clone` would copy it and repeat the noise (see `dplit.core.check_random_state`).
-    ridge : {"adassp", "tang", "seed"}
-        Ridge rule.
-    shares : tuple of 3 floats
-        Split of mu^2 over (Gram, lambda_min, rounds).
-    eta, clip_x, clip_r, rho : float
-        Shrinkage, row norm bound, residual bound, ridge failure probability. The bounds clip_x
-        and clip_r (default 1 and 1, the paper's) are public: choose them, and the scale of X and
-        y, without looking at the data. Rows above norm clip_x are scaled down and residuals
-        clipped to [-clip_r, clip_r]; on labels far above clip_r the fit is noise at any epsilon.
-        `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a release) when it
-        clips.
+    ridge : {"adassp", "tang", "seed"}, default "adassp"
+        Ridge rule (public post-processing of the released $\lambda_{\min}$).
+    shares : tuple of 3 floats, default (1/3, 1/3, 1/3)
+        Split of $\mu^2$ over (Gram, $\lambda_{\min}$, all rounds); positive, summing to 1.
+    eta : float, default 1.0
+        Shrinkage of each boosting round's update.
+    clip_x : float, default 1.0
+        Public bound on the $\ell_2$ norm of a row of the design (intercept included); rows above
+        it are scaled down to it.
+    clip_r : float, default 1.0
+        Public bound on a residual; residuals are clipped to $[-c_r, c_r]$.
+    rho : float, default 0.05
+        Failure probability of the ridge rule's bound on $\lambda_{\min}$, in $(0, 1/2)$.
 
     Attributes
     ----------
@@ -740,6 +802,23 @@ class BoostedAdaSSPRegressor(_BASParams):
     spend_ : PrivacySpend of the fit
     ridge_, min_eig_ : ridge added and smallest eigenvalue of the solved system
     n_features_in_ : int
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad budget or bound, NaN/inf or non-numeric data, or
+        fewer than 2 rows; before any random draw.
+
+    Notes
+    -----
+    Budget: the largest $\mu$ whose $\mu$-GDP implies $(\varepsilon, \delta)$ is split by `shares`
+    over the $2 + T$ Gaussian releases (see `bas_budget`); `spend_` is exactly
+    $(\varepsilon, \delta)$.
+
+    Bounds: `clip_x` and `clip_r` (default 1 and 1, the paper's) are public: choose them, and the
+    scale of X and y, without looking at the data. On labels far above `clip_r` the fit is noise
+    at any $\varepsilon$. `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a
+    release) when it clips. There is no refused release: a fit always returns coefficients.
     """
 
     def fit(self, X, y):

@@ -50,7 +50,25 @@ PIPELINE_PARTS = {
 
 
 def check_pipeline(pipeline, name: str = "pipeline") -> str:
-    "Validate a pipeline name: one of `PIPELINES`."
+    """Validate a pipeline name: one of `PIPELINES`.
+
+    Parameters
+    ----------
+    pipeline : str
+        The name to check.
+    name : str, default "pipeline"
+        The parameter name used in the error message.
+
+    Returns
+    -------
+    str
+        `pipeline`.
+
+    Raises
+    ------
+    ValueError
+        If `pipeline` is not one of `PIPELINES`.
+    """
     if not isinstance(pipeline, str) or pipeline not in PIPELINE_PARTS:
         raise ValueError(f"{name} must be one of {PIPELINES}, got {pipeline!r}")
     return pipeline
@@ -212,7 +230,17 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
 
 # %% ../nbs/15_pipelines.ipynb #1e8df7f4
 def add_intercept(X) -> np.ndarray:
-    "X with a column of ones appended last (the intercept feature of sections 4.1 and 8)."
+    """X with a column of ones appended last (the intercept feature of sections 4.1 and 8).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        The design.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d + 1)
+    """
     X = np.asarray(X, dtype=float)
     return np.column_stack([X, np.ones(X.shape[0])])
 
@@ -250,7 +278,18 @@ REGRESSORS = {"bas": _bas_factory, "tukey": _tukey_factory}
 
 
 def regression_failed(estimator) -> bool:
-    "True when a fitted private regressor released no model (Tukey's PTR check failed: bottom)."
+    r"""Whether a fitted private regressor released no model (Tukey's PTR check failed: $\bot$).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted regressor; `ptr_passed_` (`TukeyRegressor`), `passed_` or `failed_` is read,
+        and an estimator with none of them has not failed.
+
+    Returns
+    -------
+    bool
+    """
     for attr in ("ptr_passed_", "passed_"):
         if hasattr(estimator, attr):
             return not bool(getattr(estimator, attr))
@@ -371,25 +410,34 @@ class _PipelineValidate:
 # %% ../nbs/15_pipelines.ipynb #6f16243f
 class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidate, RegressorMixin,
                                 BaseEstimator):
-    """One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
+    r"""One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
+
+    A private feature selection (SubLasso for "L-", DPKendall for "K-") followed by a private
+    regressor (Boosted AdaSSP or Tukey) on the selected columns plus an intercept, with the whole
+    budget accounted: $(\varepsilon, \delta)$-DP under add/remove of one row.
 
     Parameters
     ----------
-    pipeline : str
-        One of `PIPELINES`: "NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey".
-    k : int
-        Features to select (L- and K- pipelines), 1 <= k < p; ignored by the others.
-    epsilon, delta : float
-        Total budget of the pipeline, (ln 3, 1e-5) in the paper; ignored by NonDP.
-    eta : float or None
+    pipeline : str, default "K-Tukey"
+        One of `PIPELINES`: "NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey"
+        ("NonDP" is ordinary least squares: not private).
+    k : int, default 5
+        Features to select (L- and K- pipelines), $1 \le k < p$; ignored by the others.
+    epsilon : float, default ln 3
+        Total $\varepsilon$ of the pipeline (the paper's $\ln 3$); ignored by NonDP.
+    delta : float, default 1e-5
+        Total $\delta \in (0, 1)$ of the pipeline; choose $\delta \ll 1/n$. Ignored by NonDP.
+    eta : float or None, default None
         Probability that the private lower bound on n exceeds n (None: see `budget_split`).
-    count_share, selection_share : float
-        Shares of epsilon for the lower bound on n and for the selection (0.05 each in the paper).
-    m_rule : {"columns", "paper"}
+    count_share : float, default 0.05
+        Share of epsilon for the private lower bound on n (pipelines with Tukey or SubLasso).
+    selection_share : float, default 0.05
+        Share of epsilon for the selection (L- and K- pipelines).
+    m_rule : {"columns", "paper"}, default "columns"
         How n_tilde becomes SubLasso's number of subsets (see `model_counts`).
-    lasso_alpha : float
+    lasso_alpha : float, default 0.05
         Lasso penalty of SubLasso's subset fits (standardised columns).
-    regressor : callable or None
+    regressor : callable or None, default None
         Factory `(epsilon, delta, n_tilde, random_state) -> estimator` replacing the pipeline's
         regressor (for tests of the plumbing); None uses `REGRESSORS`. `random_state` is an int
         seed drawn from the pipeline's generator.
@@ -397,6 +445,29 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+
+    Attributes
+    ----------
+    selected_ : numpy.ndarray of int, the released selection (all columns without a selector)
+    regressor_ : the fitted regressor on the selected columns and the intercept
+    failed_ : bool, whether the regressor released no model
+    n_tilde_ : float or None, the private lower bound on n
+    spend_ : PrivacySpend or None, the composed spend (None for NonDP); parts_ its parts
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad name, budget, share or k, or bad data; before
+        any budget is spent.
+    PTRFailed
+        From `predict` when a Tukey pipeline released no model; `score` then returns -inf.
+
+    Notes
+    -----
+    Budget: `budget_split` gives `count_share` $\cdot\,\varepsilon$ to the lower bound on n,
+    `selection_share` $\cdot\,\varepsilon$ to the selection and the rest to the regressor; $\delta$
+    pays the batch coupling of Tukey ($\eta e^{\varepsilon_{count}}$) and the regressor. The parts
+    compose to exactly $(\varepsilon, \delta)$.
 
     Bounds: the BAS pipelines run Boosted AdaSSP with the paper's public bounds, rows of X
     (selected columns and intercept) clipped to norm 1 and residuals to [-1, 1]; scale X and y by
