@@ -579,6 +579,21 @@ class AuditCase:
 # %% ../nbs/03_audit.ipynb #b7575a36
 @dataclass
 class AuditEntry:
+    """A registered privacy audit, as `registered_audits` lists it (see `register_audit`).
+
+    Parameters
+    ----------
+    name : str
+        Its unique name (`dplit audit NAME`).
+    mechanism : str
+        The mechanism audited and its claim, in one line.
+    source : str
+        The paper and result the guarantee comes from.
+    build : callable
+        `build(full=False) -> AuditCase`: the neighbouring pair, the event and the variants.
+    module : str
+        The module that registered it.
+    """
     name: str
     mechanism: str
     source: str
@@ -627,7 +642,7 @@ def registered_audits() -> dict[str, AuditEntry]:
 class AuditRecord:
     """The outcome of one variant of one registered audit.
 
-    Attributes
+    Parameters
     ----------
     name, variant : str
         The audit and the variant (``"correct"`` or a mutant).

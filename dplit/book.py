@@ -148,7 +148,17 @@ def _isolate(text):
 
 # %% ../nbs/05_book.ipynb #8fada1e4
 def normalise_markdown(md: str) -> str:
-    "Every `$$ ... $$` display block becomes a paragraph of its own; code is left alone."
+    """Every `$$ ... $$` display block becomes a paragraph of its own; code is left alone.
+
+    Parameters
+    ----------
+    md : str
+        Markdown text.
+
+    Returns
+    -------
+    str
+    """
     out, chunk, fence = [], [], None
     for line in md.split("\n"):
         m = _FENCE.match(line)
@@ -214,7 +224,17 @@ def _head(h):
 
 
 def docstring_markdown(doc):
-    "A numpy-style docstring as Markdown: the summary, then Parameters/Returns/Raises as lists."
+    """A numpy-style docstring as Markdown: the summary, then Parameters/Returns/Raises as lists.
+
+    Parameters
+    ----------
+    doc : str or None
+        The docstring.
+
+    Returns
+    -------
+    str
+    """
     summary, sections = _split_numpy(doc or "")
     out = [summary] if summary else []
     for title, lines in sections:
@@ -251,7 +271,20 @@ def _member_head(m) -> str:
 
 
 def api_entries(source, module=""):
-    "Markdown API entries for the public functions and classes that `source` defines at top level."
+    """Markdown API entries for the public functions and classes that `source` defines at top level.
+
+    Parameters
+    ----------
+    source : str
+        Python source of an exported cell.
+    module : str, default ""
+        The module the names are qualified with (``dplit.<default_exp>``).
+
+    Returns
+    -------
+    list of (str, str)
+        (name, Markdown entry) per public definition; empty if `source` does not parse.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:

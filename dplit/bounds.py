@@ -51,7 +51,22 @@ def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
 
 
 def quantile_utility(x: np.ndarray, grid: np.ndarray, q: float) -> np.ndarray:
-    "u_j = -|#{x_i <= b_j} - q n| for every grid point b_j (x and grid validated by the caller)."
+    r"""The utility of each grid point for the $q$-quantile: $u_j = -|\#\{x_i \le b_j\} - qn|$.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of shape (n,)
+        The data (private), validated by the caller.
+    grid : numpy.ndarray of shape (k,)
+        The public candidate points $b_j$, validated by the caller.
+    q : float
+        The quantile, in $[0, 1]$.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
+        The utilities (sensitivity: `quantile_sensitivity`).
+    """
     return -np.abs(np.searchsorted(np.sort(x), grid, side="right") - q * len(x))
 
 # %% ../nbs/09_bounds.ipynb #9e6e9fb9
