@@ -340,7 +340,7 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
     return U + np.swapaxes(np.triu(U, 1), -1, -2)
 
 # %% ../nbs/14_boosted_adassp.ipynb #0767fedd
-RIDGE_RULES = ("adassp", "tang", "seed")
+RIDGE_RULES = ("adassp", "tang", "seed")  # the ridge rules of the `ridge` parameter
 
 
 def ridge_from_release(

@@ -632,6 +632,7 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
     return as_rng(rng).spawn(check_int(n, "n", low=1))
 
 # %% ../nbs/00_core.ipynb #84a78f95
+# RELATIONS: the neighbouring relations: add/remove one row, or substitute one row
 RELATIONS = ("add/remove", "substitute")
 
 # %% ../nbs/00_core.ipynb #e31f9e50
@@ -822,6 +823,7 @@ def warn_clipped(source: str, parts, stacklevel: int = 2) -> str | None:
 # %% ../nbs/00_core.ipynb #2af0fde8
 _CLIENTS: dict = {}
 
+# DISTRIBUTED_HINT: how to install the Dask extra (named in the ImportError)
 DISTRIBUTED_HINT = 'pip install "dplit[distributed]"'
 
 

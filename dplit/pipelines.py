@@ -29,13 +29,14 @@ __all__ = ['PAPER_EPSILON', 'PAPER_DELTA', 'PAPER_ETA', 'COUNT_SHARE', 'SELECTIO
 
 # %% ../nbs/15_pipelines.ipynb #03a90c7b
 PAPER_EPSILON = math.log(3)   # section 4.3: each pipeline is (ln 3, 1e-5)-DP in total
-PAPER_DELTA = 1e-5
+PAPER_DELTA = 1e-5            # the paper's total delta of each pipeline
 PAPER_ETA = 1e-4              # failure probability of the private lower bound on n
 COUNT_SHARE = 0.05            # share of epsilon for the lower bound on n
 SELECTION_SHARE = 0.05        # share of epsilon for the feature selection
-M_RULES = ("columns", "paper")
+M_RULES = ("columns", "paper")  # how n_tilde becomes SubLasso's number of subsets
+# PIPELINES: the seven pipelines of section 4.2
 PIPELINES = ("NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey")
-PRIVATE_PIPELINES = PIPELINES[1:]
+PRIVATE_PIPELINES = PIPELINES[1:]  # all but the non-private reference
 
 # pipeline -> (selector, regressor, spends on the lower bound of n)
 PIPELINE_PARTS = {
@@ -274,6 +275,7 @@ def _tukey_factory(epsilon, delta, n_tilde, random_state):
                           random_state=random_state)
 
 
+# REGRESSORS: regressor name -> factory (epsilon, delta, n_tilde, seed)
 REGRESSORS = {"bas": _bas_factory, "tukey": _tukey_factory}
 
 

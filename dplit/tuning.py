@@ -22,7 +22,7 @@ __all__ = ['STOPPING', 'stopping_pgf', 'stopping_count', 'stopping_factor', 'ran
            'PrivateGridSearch']
 
 # %% ../nbs/16_tuning.ipynb #e6b033af
-STOPPING = ("geometric", "logarithmic")
+STOPPING = ("geometric", "logarithmic")  # the laws of the number of runs K
 
 
 def stopping_pgf(x, kind: str, gamma: float):

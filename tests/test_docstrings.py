@@ -115,6 +115,32 @@ def test_public_callables_have_numpy_parameters(name):
     assert not bad, "\n".join(f"dplit.{name}.{n}: {p}" for n, p in bad.items())
 
 
+def undescribed_constants(name: str) -> list:
+    """Public non-callables of the module whose assignment has no comment: neither on its line
+    nor on the line above (nbdev's `# %%` cell markers do not count)."""
+    mod = _module(name)
+    try:
+        lines = inspect.getsource(mod).splitlines()
+    except (OSError, TypeError):
+        return []
+    bad = []
+    for n in getattr(mod, "__all__", []):
+        if callable(getattr(mod, n)):
+            continue
+        at = [i for i, line in enumerate(lines) if re.match(rf"{n}\s*(:[^=]*)?=", line)]
+        ok = any("#" in lines[i] or (i and lines[i - 1].startswith("#")
+                                     and not lines[i - 1].startswith("# %%")) for i in at)
+        if not ok:
+            bad.append(n)
+    return bad
+
+
+@pytest.mark.parametrize("name", [_param(m) for m in modules()])
+def test_public_constants_are_described(name):
+    "A public constant (no docstring of its own) has a comment saying what it is."
+    assert not undescribed_constants(name), undescribed_constants(name)
+
+
 def test_the_checker_rejects_what_it_should():
     "The parser is an independent truth: it must fail an undocumented or half-documented function."
     def none(a, b=1):
@@ -179,5 +205,6 @@ if __name__ == "__main__":
         names = [n for n in getattr(mod, "__all__", []) if not reexported(m, n, getattr(mod, n))]
         bad = report(m)
         total, lacking = total + len(names), lacking + len(bad)
-        print(f"{m:16s} public {len(names):4d}  lacking {len(bad):4d}")
+        print(f"{m:16s} public {len(names):4d}  lacking {len(bad):4d}  "
+              f"constants undescribed {len(undescribed_constants(m))}")
     print(f"{'total':16s} public {total:4d}  lacking {lacking:4d}")
