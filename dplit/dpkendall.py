@@ -215,9 +215,9 @@ def dp_kendall(X, y, k: int, epsilon, rng=None, size=None) -> Release:
         Number of features to select, 1 <= k < d.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent runs; None for one.
 
     Returns
@@ -456,9 +456,9 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
         Number of subsets.
     alpha : float, default 0.05
         Lasso penalty.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent runs (for the audit; runs with the same partition share its Lasso
         fits); None for one.
 

@@ -127,7 +127,7 @@ def sequential_peel(scores, k: int, sensitivity, epsilon, rng=None, size: int = 
         l-infinity sensitivity of the scores, > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
     size : int, default 1
         Number of independent runs.

@@ -840,9 +840,9 @@ def population_tau_mc(beta, sigma, sigma_e, j: int, n_pairs: int, rng=None, mu=N
         As in `population_tau_gaussian`.
     n_pairs : int
         Number of independent pairs of draws.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
-    mu : array_like of shape (k,) or None
+    mu : array_like of shape (k,) or None, default None
         Means of the features (tau does not depend on them); zeros when None.
 
     Returns

@@ -101,12 +101,12 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
     ----------
     pipeline : str
         One of `PIPELINES`.
-    epsilon, delta : float
+    epsilon, delta : float (defaults: epsilon=PAPER_EPSILON, delta=PAPER_DELTA)
         The total budget: epsilon > 0 finite, delta in (0, 1).
-    count_share, selection_share : float
+    count_share, selection_share : float, defaults COUNT_SHARE and SELECTION_SHARE (0.05)
         Shares of epsilon for the lower bound on n and for the selection, each in (0, 1), summing
         below 1.
-    eta : float or None
+    eta : float or None, default None
         P(n_tilde > n). None: 0.1 delta exp(-eps_count) when n_tilde feeds Tukey (then eta is
         charged to delta, as the Tukey chapter does), else the paper's 1e-4.
 
@@ -159,11 +159,11 @@ def private_count_lower_bound(n: int, epsilon, eta=PAPER_ETA, rng=None, size=Non
         The count (number of training rows), >= 0.
     epsilon : float
         Budget of the Laplace mechanism (the count has sensitivity 1 under add/remove).
-    eta : float
+    eta : float, default PAPER_ETA
         Probability in (0, 1/2) that the bound exceeds n.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int or None
+    size : int or None, default None
         With an int, that many independent bounds (for the checks); the spend is that of one.
 
     Returns
@@ -198,9 +198,9 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
         The private lower bound on the number of training rows.
     n_features : int
         Number of candidate features p (without the intercept); d = p + 1 columns with it.
-    k : int or None
+    k : int or None, default None
         Number of features selected (for the L- and K- pipelines).
-    m_rule : {"columns", "paper"}
+    m_rule : {"columns", "paper"}, default 'columns'
         SubLasso's subsets: "columns" floor(n_tilde / d) (the authors' code), "paper"
         floor(n_tilde / k) (the text of section 4.2). Tukey always gets floor(n_tilde / w),
         w = d or k + 1 columns.

@@ -320,13 +320,13 @@ def restricted_em_sample(
         Restricted depth, 1 <= t <= ceil(m/2).
     epsilon : float
         The exponent's epsilon (no factor 1/2: see the neighbouring-relation section).
-    size : int
+    size : int, default 1
         Number of independent draws.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
     profile : ModelProfile, optional
         Precomputed profile.
-    mutant : {None, 'deeper', 'weights', 'sides'}
+    mutant : {None, 'deeper', 'weights', 'sides'}, default None
         Test-only wrong variants: the public code's (sample one level deeper than drawn; wrong
         piece weights) and a fair coin for the side of the level's end intervals.
 
@@ -1062,7 +1062,7 @@ def tukey_budget(
     ----------
     epsilon, delta : float
         Total budget (delta in (0, 1)).
-    n_share : float
+    n_share : float, default 0.05
         Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
     eta : float, optional
         P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
@@ -1473,13 +1473,13 @@ def tukey_regression(
         Labels.
     epsilon, delta : float
         Total budget, data-level add/remove of one row.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    n_share : float
+    n_share : float, default 0.05
         Share of epsilon for n_tilde (0.05 in the paper). Ignored when `n_tilde` is given.
     eta : float, optional
         P(n_tilde > n); see `tukey_budget`.
-    paper_accounting : bool
+    paper_accounting : bool, default False
         Reproduce the paper's accounting (not private at the data level; for comparison only).
     n_tilde : float, optional
         A private lower bound on n released by the caller, who accounts for it and for the event

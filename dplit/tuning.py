@@ -57,9 +57,9 @@ def stopping_count(kind: str, gamma: float, rng=None, size=None):
         The law of K.
     gamma : float
         Its parameter, in (0, 1); E[K] = 1/gamma (geometric) or (1-gamma)/(gamma log(1/gamma)).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
-    size : int or None
+    size : int or None, default None
         Number of draws; None for one.
 
     Returns
@@ -111,7 +111,7 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         Law of K.
     gamma : float, default 0.1
         Parameter of K's law.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         The relation under which every run is epsilon_run-DP; the selection's guarantee holds
@@ -234,7 +234,7 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         predictions in [-1, 1]).
     validation_fraction : float, default 0.5
         Share of the rows scored (chosen by a public random split).
-    random_state : int or None
+    random_state : int or None, default None
         Seed of the search.
 
     Attributes

@@ -78,9 +78,9 @@ class VerifyRecord:
         Whether the measurement is within the tolerance.
     seconds : float
         Wall time of the check.
-    source : str
+    source : str, default ''
         Where the claim comes from (paper and result).
-    figure : matplotlib.figure.Figure or None
+    figure : matplotlib.figure.Figure or None, default None
         A picture of the measurement, if the check draws one.
     """
     name: str

@@ -69,8 +69,8 @@ def signature_params(obj) -> list:
 
 def problem(obj) -> str | None:
     "Why `obj`'s documentation falls short, or None if it does not."
-    doc = obj.__doc__ if inspect.isclass(obj) else inspect.getdoc(obj)
-    if inspect.isclass(obj) and "__doc__" not in vars(obj):
+    doc = vars(obj).get("__doc__") if inspect.isclass(obj) else inspect.getdoc(obj)
+    if inspect.isclass(obj) and not doc:
         return "the class has no docstring of its own"
     if not doc or not doc.strip():
         return "no docstring"
