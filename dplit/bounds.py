@@ -250,6 +250,12 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     random_state : int or None, default None
         Seed of the fit.
 
+    Notes
+    -----
+    At `fit`, values outside `bounds` are counted at the grid's ends (not clipped, no warning);
+    `transform` clips every column to `ranges_` and warns with a `dplit.core.ClippingWarning`
+    (a count for the curator, not a release). There is no refused release.
+
     Attributes
     ----------
     ranges_ : ndarray of shape (n_features, 2)

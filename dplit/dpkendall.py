@@ -372,7 +372,7 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
 
 # %% ../nbs/12_dpkendall.ipynb #281f1087
 class DPKendallSelector(_PrivateSelector):
-    """scikit-learn feature selector running DPKendall, epsilon-DP under add/remove.
+    r"""scikit-learn feature selector running DPKendall, $\varepsilon$-DP under add/remove.
 
     Do not include an intercept column; the downstream model adds it back. After `fit`:
     ``selected_`` (indices in the order chosen), ``spend_`` and the support mask.
@@ -380,13 +380,26 @@ class DPKendallSelector(_PrivateSelector):
     Parameters
     ----------
     k : int, default 5
-        Number of features to select.
+        Number of features to select, $1 \le k < d$ (public).
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad `k` or `epsilon`, NaN/inf or non-numeric data,
+        fewer than 2 rows or a constant column; before any random draw.
+
+    Notes
+    -----
+    Budget: $k$ rounds of the exponential mechanism at $\varepsilon/k$ each (see `dp_kendall`);
+    `spend_` is $(\varepsilon, 0)$. The scores are Kendall rank correlations, bounded by
+    construction: no clipping bounds are needed, no data is clipped and no `ClippingWarning` is
+    raised. The selection is a set of indices: there is no refused release.
     """
 
     def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None):
@@ -503,22 +516,34 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
 
 # %% ../nbs/12_dpkendall.ipynb #2c7b958f
 class SubLassoSelector(_PrivateSelector):
-    """scikit-learn feature selector running SubLasso, epsilon-DP under add/remove.
+    r"""scikit-learn feature selector running SubLasso, $\varepsilon$-DP under add/remove.
 
     Parameters
     ----------
     k : int, default 5
-        Number of features to select.
+        Number of features to select (public).
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
     m : int, default 20
-        Number of subsets.
+        Number of subsets of a random partition of the rows, one Lasso fit each (public).
     alpha : float, default 0.05
-        Lasso penalty.
+        Lasso penalty of the subset fits.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad argument or bad data; before any random draw.
+
+    Notes
+    -----
+    Budget: the whole $\varepsilon$ goes to one Peel over the subsets' top-$k$ votes (each row is
+    in one subset, whose top-$k$ votes move each count by at most 1); `spend_` is
+    $(\varepsilon, 0)$. The Lasso fits see the raw rows, but only their votes are released: no
+    clipping bounds, no `ClippingWarning`; there is no refused release.
     """
 
     def __init__(
