@@ -252,7 +252,7 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    At `fit`, values outside `bounds` are counted at the grid's ends (not clipped, no warning);
+    At `fit`, values outside `bounds` still count in the quantiles' ranks (not clipped, no warning);
     `transform` clips every column to `ranges_` and warns with a `dplit.core.ClippingWarning`
     (a count for the curator, not a release). There is no refused release.
 
