@@ -550,7 +550,7 @@ class AuditCase:
         The mechanisms draw many outputs per call.
     statistic : callable or None, default None
         Maps an output to what the events are about.
-    n_trials : int
+    n_trials : int, default 200000
         Default runs per dataset.
     exact : dict or None, default None
         ``{variant: exact epsilon of the pair at the claimed delta}`` where the output law is
@@ -692,7 +692,7 @@ def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool 
         A registered audit.
     variants : list of str or None, default None
         Variants to run; all when None.
-    n_trials : int or None
+    n_trials : int or None, default None
         Runs per dataset; the case's default when None.
     full : bool, default False
         Build the larger configuration.

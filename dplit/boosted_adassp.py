@@ -590,7 +590,7 @@ class BASResult:
     lam_tilde : float
         The released noisy $\lambda_{\min}$.
     min_eig : float
-        The smallest eigenvalue of the solved system (not positive: see `indefinite`).
+        The smallest eigenvalue of the solved system (`indefinite` is True when it is not > 0).
     """
 
     coef: np.ndarray
@@ -628,8 +628,11 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     X : ndarray (n, p)
+        Features (finite; validated by the caller).
     fit_intercept : bool, default True
+        Append a column of ones before clipping.
     clip_x : float, default 1.0
+        Public bound on a row's norm, intercept entry included; longer rows are scaled down.
 
     Returns
     -------
@@ -680,15 +683,15 @@ def boosted_adassp(
         Boosting rounds T (100 in the paper).
     fit_intercept : bool, default True
         Append a constant-1 feature before clipping (as the paper does).
-    ridge : {"adassp", "tang", "seed"}
-        Ridge rule; "adassp" (default) keeps the system positive definite w.h.p.; "seed" is the
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
+        Ridge rule; "adassp" keeps the system positive definite w.h.p.; "seed" is the
         rule of the paper's runs.
     shares : tuple of 3 floats, default (1 / 3, 1 / 3, 1 / 3)
         Split of mu^2 over (Gram, lambda_min, all rounds).
     eta : float, default 1.0
         Shrinkage per round (1 in the paper).
-    clip_x, clip_r : float
-        Row norm bound and residual bound (1 and 1 in the paper, the defaults). Both are public
+    clip_x, clip_r : float, default 1.0
+        Row norm bound and residual bound (1 and 1 in the paper). Both are public
         and must be chosen without looking at the data: rows of the design above norm `clip_x` are
         scaled down and residuals are clipped to [-clip_r, clip_r], so labels on a scale far
         above `clip_r` (raw diabetes progression, 25 to 346) leave a fit that is noise even at

@@ -52,7 +52,7 @@ class Dataset:
         Citation and the package that ships them.
     target : str, default ''
         What y is.
-    labels : dict
+    labels : dict, default {}
         Class code to class name (classification).
 
     Raises

@@ -318,9 +318,11 @@ def discrete_log_pmf(y, law: str, param) -> np.ndarray:
     Parameters
     ----------
     y : array of int
+        Integer points at which the log-pmf is evaluated.
     law : {"laplace", "gaussian"}
+        Which law.
     param : float
-        t or sigma^2.
+        The scale t (Laplace) or the variance parameter sigma^2 (Gaussian), > 0.
 
     Returns
     -------
@@ -403,12 +405,14 @@ def discrete_gaussian_sigma(grid_sens, epsilon, delta) -> float:
     grid_sens : float
         L2 sensitivity of the rounded statistic (see `grid_sensitivity`).
     epsilon : float
+        Target epsilon, finite and > 0.
     delta : float
-        In (0, 1).
+        Target delta, in (0, 1).
 
     Returns
     -------
     float
+        sigma, in grid units (sigma^2 is then rounded up by `sigma2_up`).
     """
     K = check_positive(grid_sens, "grid_sens")
     e, ld = check_epsilon(epsilon), math.log(check_delta(delta, positive=True))
@@ -430,12 +434,16 @@ def discrete_gaussian_exact_delta(sigma, shift: int, epsilon) -> float:
     Parameters
     ----------
     sigma : float
+        Standard deviation parameter of both laws, in grid units, > 0.
     shift : int
+        The shift between the two laws (the grid sensitivity of a neighbouring pair).
     epsilon : float
+        The epsilon at which delta is computed, > 0.
 
     Returns
     -------
     float
+        max over events S of P_0(S) - e^eps P_shift(S) (tails beyond 40 sigma + 40 dropped).
     """
     s2, shift = check_positive(sigma, "sigma") ** 2, check_int(shift, "shift")
     w = int(40 * math.sqrt(s2)) + 40 + abs(shift)
@@ -475,10 +483,12 @@ def sigma2_up(sigma) -> Fraction:
     Parameters
     ----------
     sigma : float
+        The calibrated sigma, > 0 (in grid units, from `discrete_gaussian_sigma`).
 
     Returns
     -------
     fractions.Fraction
+        The next float above sigma * sigma, as an exact rational.
     """
     s = check_positive(sigma, "sigma")
     return Fraction(math.nextafter(s * s, math.inf))

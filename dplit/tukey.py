@@ -1065,14 +1065,13 @@ def tukey_budget(
     n_share : float, default 0.05
         Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
     eta : float, optional
-        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
-        exp(-eps_n), so that the
-        coupling's failure costs delta_n = eta exp(eps_n) = delta / 10.
-    paper_accounting : bool
+        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else
+        0.1 delta exp(-eps_n), so that the coupling's failure costs delta_n = eta exp(eps_n) =
+        delta / 10.
+    paper_accounting : bool, default False
         True reproduces the paper's accounting (one data row = one model added/removed, eta not
-        charged);
-        False (default) charges one model substitution as two add/remove steps (group privacy) and
-        eta.
+        charged); False charges one model substitution as two add/remove steps (group privacy)
+        and eta.
 
     Returns
     -------
@@ -1159,7 +1158,7 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
     r"""A private lower bound on the number of rows, $\varepsilon$-DP under add/remove of one row.
 
     $\tilde n = n + \mathrm{Lap}(1/\varepsilon) - \ln(1/(2\eta))/\varepsilon$, so
-    $P(\tilde n > n) = \eta$ exactly
+    $P(\tilde n > n) = \eta$ exactly for $\eta \le 1/2$
     (the count has sensitivity 1).
 
     Parameters
@@ -1575,7 +1574,7 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         0.05); must be $> 0$ unless `n_tilde` is given.
     eta : float or None, default None
         $P(\tilde n > n)$ (see `tukey_budget`); None: $0.1\,\delta e^{-\varepsilon_n}$, so that the
-        batch coupling's failure costs $\delta/10$.
+        batch coupling's failure costs $\delta/10$ (the paper's $10^{-4}$ with `paper_accounting`).
     paper_accounting : bool, default False
         The paper's accounting (for comparison only; not private at the data level).
     n_tilde : float or None, default None

@@ -123,10 +123,14 @@ def undescribed_constants(name: str) -> list:
         lines = inspect.getsource(mod).splitlines()
     except (OSError, TypeError):
         return []
+    return uncommented(lines, [n for n in getattr(mod, "__all__", [])
+                               if not callable(getattr(mod, n))])
+
+
+def uncommented(lines: list, names: list) -> list:
+    "The `names` whose module-level assignment in `lines` has no comment on or above its line."
     bad = []
-    for n in getattr(mod, "__all__", []):
-        if callable(getattr(mod, n)):
-            continue
+    for n in names:
         at = [i for i, line in enumerate(lines) if re.match(rf"{n}\s*(:[^=]*)?=", line)]
         ok = any("#" in lines[i] or (i and lines[i - 1].startswith("#")
                                      and not lines[i - 1].startswith("# %%")) for i in at)
@@ -189,6 +193,13 @@ def test_the_checker_rejects_what_it_should():
         pass
     assert problem(Base) is None
     assert problem(Child) == "the class has no docstring of its own"
+
+
+def test_the_constant_check_rejects_what_it_should():
+    "A bare assignment or one under a cell marker is undescribed; a comment on or above it is not."
+    src = ["# %% cell", "A = 1", "B: int = 2  # what B is", "# what C is", "C = (3,", "     4)",
+           "D = 5", "D_LIMIT = 6  # not D"]
+    assert uncommented(src, ["A", "B", "C", "D"]) == ["A", "D"]
 
 
 def test_defined_names_are_checked_in_their_own_module():
