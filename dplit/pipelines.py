@@ -454,6 +454,7 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
     regressor_ : the fitted regressor on the selected columns and the intercept
     failed_ : bool, whether the regressor released no model
     n_tilde_ : float or None, the private lower bound on n
+    n_models_ : dict, SubLasso's subsets and Tukey's models from n_tilde (see `model_counts`)
     spend_ : PrivacySpend or None, the composed spend (None for NonDP); parts_ its parts
 
     Raises
