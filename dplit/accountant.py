@@ -356,7 +356,7 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         A dplit estimator (see `planned_spend`).
     X : array_like of shape (n, d)
         Data.
-    y : array_like of shape (n,) or None
+    y : array_like of shape (n,) or None, default None
         Target.
     label : str, default ''
         Ledger label; "fit" and the class name when empty.

@@ -38,7 +38,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     ----------
     epsilon : float
         The value to check.
-    name : str
+    name : str, default 'epsilon'
         Name of the parameter, used in error messages.
 
     Returns
@@ -89,7 +89,7 @@ def check_delta(delta, name: str = "delta", positive: bool = False) -> float:
     ----------
     delta : float
         The value to check.
-    name : str
+    name : str, default 'delta'
         Name of the parameter, used in error messages.
     positive : bool, default False
         Refuse 0.
@@ -183,7 +183,7 @@ def check_int(k, name: str, low: int | None = None, high: int | None = None) -> 
         The value to check (Python or NumPy integer).
     name : str
         Name of the parameter, used in error messages.
-    low, high : int or None
+    low, high : int or None, default None
         Bounds, inclusive; None for no bound.
 
     Returns
@@ -218,7 +218,7 @@ def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
         The value to check.
     d : int
         Number of items.
-    name : str
+    name : str, default 'k'
         Name of the parameter, used in error messages.
     allow_all : bool, default False
         Accept k = d.
@@ -257,7 +257,7 @@ def check_scale(x, name: str, what: str = "noise scale") -> float:
         The derived number.
     name : str
         The parameters it was derived from, named in the error message.
-    what : str
+    what : str, default 'noise scale'
         What the number is, for the message.
 
     Returns
@@ -289,7 +289,7 @@ def float_overflow(name: str, what: str = "a derived quantity"):
     ----------
     name : str
         The parameters whose size caused the overflow, named in the message.
-    what : str
+    what : str, default 'a derived quantity'
         What was being computed, for the message.
     """
     try:
@@ -306,7 +306,7 @@ def check_finite_release(value, name: str = "value"):
     ----------
     value : array_like
         The noisy output about to be returned.
-    name : str
+    name : str, default 'value'
         The input whose size made the release overflow, named in the message.
 
     Returns
@@ -349,7 +349,7 @@ def check_array(
     ----------
     X : array_like
         The value to check (lists, pandas objects and arrays are accepted).
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
     ndim : int, default 2
         Required number of dimensions.
@@ -407,7 +407,7 @@ def check_X_y(
         Target.
     min_rows : int, default 2
         Minimal number of rows.
-    X_name, y_name : str
+    X_name, y_name : str (defaults: X_name='X', y_name='y')
         Names used in error messages.
 
     Returns
@@ -445,7 +445,7 @@ def check_real_data(X, name: str = "X") -> None:
     ----------
     X : array_like
         The data.
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
 
     Raises
@@ -471,7 +471,7 @@ def check_no_constant_columns(X: np.ndarray, name: str = "X") -> np.ndarray:
     ----------
     X : numpy.ndarray of shape (n, d)
         Validated design matrix.
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
 
     Returns
@@ -499,7 +499,7 @@ def check_binary_labels(y, name: str = "y") -> np.ndarray:
     ----------
     y : array_like of shape (n,)
         The labels.
-    name : str
+    name : str, default 'y'
         Name of the parameter, used in error messages.
 
     Returns
@@ -528,7 +528,7 @@ def as_rng(rng=None) -> np.random.Generator:
 
     Parameters
     ----------
-    rng : numpy.random.Generator, int, numpy.random.SeedSequence or None
+    rng : numpy.random.Generator, int, numpy.random.SeedSequence or None, default None
         A Generator is returned as is; an int seed (>= 0) or SeedSequence seeds a new one; None uses
         fresh entropy from the operating system. New generators are PCG64, which is not a
         cryptographically secure generator. Estimators take `random_state` through the stricter
@@ -633,6 +633,7 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
     return as_rng(rng).spawn(check_int(n, "n", low=1))
 
 # %% ../nbs/00_core.ipynb #84a78f95
+# RELATIONS: the neighbouring relations: add/remove one row, or substitute one row
 RELATIONS = ("add/remove", "substitute")
 
 # %% ../nbs/00_core.ipynb #e31f9e50
@@ -643,7 +644,7 @@ def check_relation(relation, name: str = "relation") -> str:
     ----------
     relation : str
         "add/remove" or "substitute".
-    name : str
+    name : str, default 'relation'
         Name of the parameter, used in error messages.
 
     Returns
@@ -671,11 +672,11 @@ class PrivacySpend:
         The epsilon spent.
     delta : float, default 0
         The delta spent.
-    mechanism : str
+    mechanism : str, default ''
         Name of the mechanism, for display.
     relation : str, default 'add/remove'
         Neighbouring relation of the guarantee.
-    events : tuple
+    events : tuple, default ()
         Exact dp_accounting events, used by `compose` for tighter accounting.
 
     Raises
@@ -729,7 +730,7 @@ def compose(
     ----------
     spends : iterable of PrivacySpend
         The spends on the same data, all under one relation.
-    target_delta : float or None
+    target_delta : float or None, default None
         Delta at which the PLD accountant reports epsilon; None for basic composition only.
     mechanism : str, default 'composition'
         Name of the result.
@@ -952,6 +953,7 @@ def __getattr__(name: str):
 # %% ../nbs/00_core.ipynb #2af0fde8
 _CLIENTS: dict = {}
 
+# DISTRIBUTED_HINT: how to install the Dask extra (named in the ImportError)
 DISTRIBUTED_HINT = 'pip install "dplit[distributed]"'
 
 
@@ -1027,19 +1029,19 @@ def run_sweep(task, settings, repeats: int = 1, rng=None, n_jobs: int = 1, progr
         The settings, one task per setting and repetition.
     repeats : int, default 1
         Repetitions of every setting.
-    rng : numpy.random.Generator, int, None, or list
+    rng : numpy.random.Generator, int, None, or list, default None
         One seed: task i (setting ``i // repeats``, repetition ``i % repeats``) gets the i-th
         generator spawned from it. A list gives every task its generator or seed as it is.
     n_jobs : int, default 1
         Local joblib workers (1: in this process; -1: every core). Ignored with a scheduler.
     progress : bool, default True
         Show a tqdm bar counting finished tasks.
-    desc : str or None
+    desc : str or None, default None
         The bar's label.
-    scheduler : str, distributed.Client or None
+    scheduler : str, distributed.Client or None, default None
         A Dask scheduler's address (``"tcp://host:8786"``) or client: run the tasks on its
         cluster through joblib's Dask backend. Needs ``pip install "dplit[distributed]"``.
-    labels : sequence of str or None
+    labels : sequence of str or None, default None
         One label per setting, shown beside the bar when that setting's task finishes.
 
     Returns
