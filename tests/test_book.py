@@ -26,9 +26,10 @@ import pytest
 pytest.importorskip("sphinx")
 from dplit.book import FOLD_LINES, build_book, chapter_pages, find_root, read_book  # noqa: E402
 
-# one build and one Chromium for the whole module, also under pytest-xdist (tests/run.sh uses --dist loadgroup):
-# the fixtures are session-scoped, because xdist interleaves other modules' tests on the same worker and a
-# module-scoped fixture was then built again (two builds and two measurements, 254 s, in one CI run)
+# one build and one Chromium for the whole module, also under pytest-xdist: tests/run.sh uses --dist loadfile,
+# which keeps a file's tests on one worker. (--dist loadgroup with this mark no longer groups anything: pytest 9
+# keeps a test's id in `_id`, and xdist 3.8 still appends the group to `_nodeid`, so the book was built and
+# measured on both workers, 254 s in one CI run.) The fixtures are session-scoped as well.
 pytestmark = pytest.mark.xdist_group("book")
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
