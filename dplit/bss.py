@@ -24,20 +24,11 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'HIGHS_HUGE', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score',
-           'sensitivity', 'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count',
-           'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp',
-           'clip_data', 'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports',
-           'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select',
-           'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member',
-           'mistakes_sample', 'lazy_bucket_argmax', 'bucket_gap', 'mistakes_select', 'ptr_pass_probability',
-           'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law',
-           'worst_log_ratio', 'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss',
-           'verify_sensitivity', 'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table',
-           'verify_topr_exact_privacy', 'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy',
-           'gap_instance', 'mistakes_privacy_row', 'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table',
-           'ptr_bottom_table', 'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs',
-           'BestSubsetSelector']
+__all__ = ['LOSSES', 'METHODS', 'solver_verbose', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
+           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
+           'clip_data', 'exponential_support_select', 'theorem1_epsilon', 'top_r_select', 'GapConditionError',
+           'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_select',
+           'mistakes_ptr_select', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #e545cf3e
 import threading

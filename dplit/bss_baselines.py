@@ -20,11 +20,8 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SAMP_AGG_MUTANTS', 'MCMC_MUTANTS', 'MCMC_AUDIT_ITER', 'lasso_vote', 'samp_agg_votes', 'samp_agg_scale',
-           'samp_agg_sample', 'samp_agg_select', 'argmax_law', 'samp_agg_pair', 'support_codes', 'verify_samp_agg_law',
-           'l1svm_fit', 'l1svm_vote', 'verify_samp_agg_l1svm', 'l1_scores', 'verify_l1_score', 'mcmc_sensitivity',
-           'mcmc_temperature', 'mcmc_chains', 'l1_scorer', 'table_scorer', 'chain_law', 'verify_mcmc_law',
-           'mcmc_log_tv_bound', 'mcmc_delta', 'mcmc_steps', 'verify_mcmc_delta_bound', 'mcmc_select', 'mcmc_pair']
+__all__ = ['lasso_vote', 'samp_agg_votes', 'samp_agg_scale', 'samp_agg_sample', 'samp_agg_select', 'l1svm_vote',
+           'mcmc_sensitivity', 'mcmc_temperature', 'mcmc_delta', 'mcmc_steps', 'mcmc_select']
 
 # %% ../nbs/52_bss_baselines.ipynb #0f903050
 def _top_s(beta, X, y, s: int) -> tuple:

@@ -20,7 +20,7 @@ from .bss_mip import HingeOASearch, MIPSearch, bss_data, hinge_data
 from .core import as_rng, check_int, run_sweep
 
 # %% auto #0
-__all__ = ['METHODS_LS', 'METHODS_HINGE', 'f1_scores', 'recovery_trial', 'recovery_sweep', 'recovery_summary']
+__all__ = ['f1_scores', 'recovery_sweep', 'recovery_summary']
 
 # %% ../nbs/53_bss_experiments.ipynb #c005a1b2
 def f1_scores(draws, truth) -> np.ndarray:

@@ -12,12 +12,12 @@ from itertools import combinations
 
 import numpy as np
 
-from .bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
+from dplit.bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
                        mistakes_count, mistakes_select, score_tolerance, support_scores,
                        top_r_select)
 # private to dplit.bss: the exact scorers behind support_scores
-from .bss import _check_data, _check_scale, _hinge_solve, _squared_scores
-from .core import as_rng, check_in_range, check_int, check_positive, check_X_y
+from dplit.bss import _check_data, _check_scale, _hinge_solve, _squared_scores
+from dplit.core import as_rng, check_in_range, check_int, check_positive, check_X_y
 
 # SCIP reads any number of magnitude >= 1e20 as infinite and treats numbers above its
 # numerics/hugeval (default 1e15) as huge: no coefficient we hand it may reach 1e15, and no
@@ -35,15 +35,10 @@ def _check_scip_numbers(values, name: str = "X, y, r") -> None:
     if not (np.all(np.isfinite(a)) and np.all(np.abs(a) < SCIP_HUGE)):
         raise ValueError(f"{name}: the data's scale puts numbers beyond {SCIP_HUGE:g} (or inf/NaN) "
                          "into SCIP's model; rescale X and y (or use a smaller r)")
-from .verify import register_benchmark, register_check
+from dplit.verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['SCIP_HUGE', 'SCIP_INFINITY', 'SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9',
-           'psd_shift', 'PerspectiveCuts', 'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r',
-           'verify_oa_exact', 'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds',
-           'kswap_candidates', 'MIPSearch', 'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds',
-           'hinge_data', 'HingeCuts', 'HingeOASearch', 'verify_hinge_cut_validity', 'verify_hinge_exact',
-           'verify_hinge_top_r_exact', 'bench_top_r']
+__all__ = ['SolverError', 'MIPSearch', 'HingeOASearch']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):

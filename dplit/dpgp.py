@@ -21,16 +21,11 @@ from .mechanisms import Release, analytic_gaussian_sigma, floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kernel', 'eq_radial', 'sufficient_statistics',
-           'titsias_posterior', 'exact_gp_posterior', 'verify_titsias_exact', 'rk_trivial', 'rk_1d', 'rk_1d_tight',
-           'rk_multi', 'min_separation', 'kernel_norm_bound', 'verify_kernel_norm_bounds', 't_b', 'vech_scaled',
-           'unvech_scaled', 'dpgp_sensitivity', 'dpgp_sensitivity_sup', 'entry_change', 'verify_dpgp_sensitivity',
-           'DPGPNoise', 'dpgp_noise_scales', 'release_statistics', 'unpack_statistics', 'regulariser', 's22_eq14_sum',
-           's22_middle', 's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'predict_eq17',
-           'verify_s22_vectorised', 'symmetric_noise', 'sinc_data', 'covariance_curve', 'plot_covariance_curve',
-           'verify_noise_aware_covariance', 'pd_frequency', 'verify_regulariser_pd', 'DPGPResult', 'dpgp_inference',
-           'DPSparseGPRegressor', 'bench_dpgp_release', 'gp_function_sampler', 'calibration_experiment',
-           'plot_calibration', 'verify_dpgp_audit_pair']
+__all__ = ['eq_kernel', 'eq_radial', 'sufficient_statistics', 'titsias_posterior', 'rk_trivial', 'rk_1d', 'rk_1d_tight',
+           'rk_multi', 'min_separation', 'kernel_norm_bound', 't_b', 'vech_scaled', 'unvech_scaled', 'dpgp_sensitivity',
+           'DPGPNoise', 'dpgp_noise_scales', 'release_statistics', 'unpack_statistics', 'regulariser', 's22_middle',
+           's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'DPGPResult', 'dpgp_inference',
+           'DPSparseGPRegressor']
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:

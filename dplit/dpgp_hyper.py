@@ -23,14 +23,10 @@ from .mechanisms import gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'DIRICHLET_AUDIT_PAIR', 'loglik_terms', 'loglik_clip_region',
-           'zcdp_rho', 'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult', 'coinpress_mean',
-           'verify_coinpress_privacy', 'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0',
-           'selection_params', 'HyperResult', 'dp_hyperparameter_learning', 'verify_liu_talwar',
-           'hyperparameter_experiment', 'plot_hyperparameters', 'heteroscedastic_statistics',
-           'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic', 'verify_heteroscedastic',
-           'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'verify_dpgp_hyper_coinpress_tie',
-           'verify_dpgp_hyper_audit_pairs', 'verify_dpgp_hyper_release_tie', 'bench_dpgp']
+__all__ = ['loglik_terms', 'loglik_clip_region', 'zcdp_rho', 'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult',
+           'coinpress_mean', 'SelectionParams', 'find_root_t0', 'selection_params', 'HyperResult',
+           'dp_hyperparameter_learning', 'heteroscedastic_statistics', 'heteroscedastic_sensitivity',
+           'dpgp_inference_heteroscedastic', 'dirichlet_targets', 'dp_dirichlet_gp_classifier']
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5f17cfd4
 def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:

@@ -20,13 +20,8 @@ from .radoboost import radoboost_loop, select_iterate
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['DP_FEAT_AUDIT_SEED', 'dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_guarantee',
-           'dp_feat_K_pmfs', 'hockey_stick', 'dp_feat_window', 'rejection_sample_rados', 'dp_feat_sample',
-           'dp_feat_rados', 'verify_dp_feat_exact_privacy', 'dp_feat_mutant_window', 'window_K_pmfs', 'audit_pair',
-           'dp_feat_coordinate_mechanism', 'd_be', 'theorem7_bound', 'theorem7_table', 'verify_dp_feat_draws',
-           'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks', 'theorem8_run', 'theorem8_sweep',
-           'synthetic_boolean_domain', 'dp_feat_experiment', 'gaussian_experiment', 'plot_section6',
-           'verify_dprados_audit_pair', 'bench_radoboost']
+__all__ = ['dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_window', 'rejection_sample_rados',
+           'dp_feat_rados', 'd_be', 'theorem7_bound', 'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks']
 
 # %% ../nbs/32_dprados.ipynb #ac1b6232
 def dp_feat_beta(epsilon) -> float:

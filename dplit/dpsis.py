@@ -24,11 +24,8 @@ from .mechanisms import Release, peel_top_k
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'METHODS', 'REAL_DATA', 'NonPrivateWarning', 'sis_scores', 'paper_transform', 'paper_scores',
-           'clipped_scores', 'paper_counterexample', 'clipped_worst_pair', 'clipped_substitution_pair', 'dp_sis',
-           'DPSISSelector', 'block_coefs', 'supports_from_coefs', 'block_supports', 'two_stage_top_k', 'top_k_accuracy',
-           'tgg', 'verify_dpsis_sensitivity', 'audit_dpsis', 'verify_dpsis_audit_pair', 'fig1_data', 'fig1_counts',
-           'synthetic_eq6', 'accuracy_sweep', 'verify_fig1', 'lasso_proxy', 'real_data_experiment']
+__all__ = ['NonPrivateWarning', 'sis_scores', 'clipped_scores', 'dp_sis', 'DPSISSelector', 'block_coefs', 'supports_from_coefs',
+           'block_supports', 'two_stage_top_k', 'top_k_accuracy', 'tgg']
 
 # %% ../nbs/21_dpsis.ipynb #dfd44a6e
 class NonPrivateWarning(UserWarning):
@@ -1038,7 +1035,7 @@ def synthetic_eq6(
     return X, X @ w + g.normal(0, math.sqrt(noise_var), n), w
 
 # %% ../nbs/21_dpsis.ipynb #4bc2838b
-METHODS = ("DP-SIS (clipped, DP)", "DP-SIS (paper, not DP)", "two-stage")
+SWEEP_METHODS = ("DP-SIS (clipped, DP)", "DP-SIS (paper, not DP)", "two-stage")
 
 # %% ../nbs/21_dpsis.ipynb #4c895686
 def accuracy_sweep(
@@ -1111,7 +1108,7 @@ def accuracy_sweep(
     counts = {k: supports_from_coefs(coefs, k).sum(0) for k in truth}
     out = {}
     for k, T in truth.items():
-        for m in METHODS:
+        for m in SWEEP_METHODS:
             acc = np.zeros((len(eps_grid), trials))
             tg = {q: np.zeros(len(eps_grid)) for q in ("TOP", "GREAT", "GOOD")}
             for i, eps in enumerate(

@@ -22,10 +22,8 @@ from .mechanisms import floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['PAPER_TABLE1', 'BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'radoboost_loop', 'log_rado_risk_path',
-           'lemma4_slack', 'verify_radoboost_lemma4', 'adaboost_examples', 'select_iterate', 'radoboost_weights',
-           'RadoBoostClassifier', 'AdaBoostExamplesClassifier', 'cv_compare', 'format_table1', 'table1_frame',
-           'synthetic_magic_like', 'bench_radoboost_fold']
+__all__ = ['BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'log_rado_risk_path', 'adaboost_examples', 'select_iterate',
+           'radoboost_weights', 'RadoBoostClassifier', 'AdaBoostExamplesClassifier']
 
 # %% ../nbs/31_radoboost.ipynb #20d3168d
 @dataclass
