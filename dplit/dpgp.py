@@ -779,7 +779,7 @@ class DPGPNoise:
     """Noise scales of Alg 1: sigma_a on A, sigma_b = sigma_a / c on B-hat, for sensitivity
     Delta(R_k, R_y, c).
 
-    Attributes
+    Parameters
     ----------
     sigma_a : float
         Noise standard deviation on A.
@@ -1046,7 +1046,7 @@ class DPPosterior:
     """The noise-aware DP q(u) = N(m, S) on Z (Honkela (2021), Eq 9-15) and the pieces predictions
     need.
 
-    Attributes
+    Parameters
     ----------
     m : np.ndarray
         Mean of q(u).
@@ -1068,7 +1068,7 @@ class DPPosterior:
         The same without the noise correction.
     lam : float
         The regulariser used.
-    lifted : int
+    lifted : int, default 0
         How many times lambda was doubled.
     """
     m: np.ndarray
@@ -1572,7 +1572,7 @@ def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
 class DPGPResult:
     """Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent.
 
-    Attributes
+    Parameters
     ----------
     Z : np.ndarray
         Inducing inputs.

@@ -143,7 +143,7 @@ def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -
 class CoinpressResult:
     """The private mean, the intervals visited, and the per-step noise.
 
-    Attributes
+    Parameters
     ----------
     mean : float
         The private mean.
@@ -346,7 +346,7 @@ class SelectionParams:
     """Parameters of Alg 2 for a target (eps_tot, delta_tot) and stopping probability gamma (Honkela
     (2021), Alg 2, App C).
 
-    Attributes
+    Parameters
     ----------
     epsilon_tot : float
         Total epsilon of the search.
@@ -456,7 +456,7 @@ class HyperResult:
     """Output of Alg 2: the chosen candidate index, its DP q(u), its noisy validation score, the
     draws used, the spend.
 
-    Attributes
+    Parameters
     ----------
     index : int
         Index of the chosen candidate.

@@ -30,7 +30,7 @@ __all__ = ['BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'log_rado_risk_pa
 class BoostPath:
     """The T rounds of a boosting run: chosen features, edges r_t, leveraging coefficients alpha_t.
 
-    Attributes
+    Parameters
     ----------
     iota : np.ndarray
         Chosen feature of each round.
@@ -40,7 +40,7 @@ class BoostPath:
         Leveraging coefficient alpha_t of each round.
     d : int
         Number of features.
-    clipped : int
+    clipped : int, default 0
         Number of rounds whose edge was clipped.
     """
     iota: np.ndarray
