@@ -1795,9 +1795,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
     variance : float, default 1.0
         Kernel variance.
     epsilon : float, default 1.0
-        Privacy parameter epsilon.
+        Privacy parameter epsilon (finite, > 0), spent in full on one Gaussian release of the
+        sufficient statistics.
     delta : float, default 0.0001
-        Privacy parameter delta.
+        Privacy parameter delta, in (0, 1); take it well below 1/n.
     c : float, default 1.0
         Ratio sigma_a / sigma_b.
     R_y : float, default 1.0
@@ -1816,6 +1817,24 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+
+    Attributes
+    ----------
+    m_, S_ : ndarray
+        Mean (n_inducing,) and covariance (n_inducing, n_inducing) of the released q(u).
+    spend_ : PrivacySpend
+        (epsilon, delta) under substitution.
+    result_ : DPGPResult
+        The whole release (noise scales, posterior pieces), public.
+    inducing_points_ : ndarray of shape (n_inducing, n_features)
+        Z.
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, before any random draw: bad data or parameters (named); |y| > R_y with
+        clip_y=False; kernel_bound='1d' with several input columns; an R_k below the kernel
+        norm at an inducing point.
     """
 
     def __init__(

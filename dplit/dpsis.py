@@ -323,15 +323,19 @@ def dp_sis(
 class DPSISSelector(SelectorMixin, BaseEstimator):
     """scikit-learn feature selector running DP-SIS.
 
-    Default: the epsilon-DP variant with public clipping bounds. `variant='paper'` (not DP) requires
-    `allow_non_private=True`. After `fit`: `support_` (indices) and `spend_`.
+    `fit` runs `dp_sis`: epsilon-DP under `relation` ("add/remove" one row by default, or
+    "substitute" one row, n public), spent in full on one canonical Lipschitz top-k draw over the
+    clipped scores |x~_(i)^T y~| (sensitivity 1 under add/remove, 2 under substitution). Entries of
+    X and y outside the public bounds are clipped, with a `dplit.core.ClippingWarning`.
+    `variant='paper'` (not DP) requires `allow_non_private=True` and warns with
+    `NonPrivateWarning`.
 
     Parameters
     ----------
     k : int, default 5
-        Number of features.
+        Number of features to select, 1 <= k < d.
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget (finite, > 0), spent in full by each fit.
     gamma : float, default 0.5
         Weight of the worst score taken in the canonical loss, in [0, 1).
     random_state : None or int, default None
@@ -346,12 +350,28 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         target on another scale (e.g. raw diabetes progression, 25 to 346, against the default
         (-1, 1)) is clipped to one value, so every score is noise. `fit` warns with a
         `dplit.core.ClippingWarning` (counts for the curator, not a release) when it clips.
-    relation : str, default 'add/remove'
-        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
-    variant : {'clipped', 'paper'}
-        Which scores to use.
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        The neighbouring relation of the guarantee; it sets the scores' sensitivity (1 or 2) and
+        is recorded in `spend_`.
+    variant : {'clipped', 'paper'}, default 'clipped'
+        The clipped DP scores, or the paper's data-dependent scaling (not DP).
     allow_non_private : bool, default False
         Permit `variant='paper'`.
+
+    Attributes
+    ----------
+    support_ : ndarray of int, shape (k,)
+        The released feature indices, sorted.
+    spend_ : PrivacySpend
+        What the fit spent: (epsilon, 0) under `relation`.
+    n_features_in_ : int
+        Number of columns seen in `fit`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters at `fit` (the message names the parameter), before any random
+        draw; `variant='paper'` without `allow_non_private=True`.
     """
 
     def __init__(

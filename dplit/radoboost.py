@@ -490,6 +490,10 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
 class RadoBoostClassifier(_LinearBoost):
     """RadoBoost (Nock, Patrini & Friedman (2015), Algorithm 1) as a scikit-learn classifier.
 
+    Not differentially private: it learns from random rados of the training rows, which hide
+    single examples only in the paper's informal sense. For a private release of rados see
+    `dplit.dprados.dp_feat_rados`.
+
     Parameters
     ----------
     n_rados : int or None, default None
@@ -554,6 +558,8 @@ def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) ->
 # %% ../nbs/31_radoboost.ipynb #940253b0
 class AdaBoostExamplesClassifier(_LinearBoost):
     """AdaBoost over examples with the weak learner of Eq. 14 (Nock, Patrini & Friedman 2015, §4).
+
+    A non-private baseline (the comparison of Table 1): no differential privacy is claimed.
 
     Parameters
     ----------
