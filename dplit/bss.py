@@ -564,19 +564,32 @@ def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool
 
 # %% ../nbs/50_bss.ipynb #12f5fcb4
 def support_score(X, y, support, *, r, loss: str = "squared") -> float:
-    """The score R(S, D) of one support S: min over ||beta||_2 <= r of the loss of X[:, S] beta (Eq
-    4, App C).
+    """The score R(S, D) of one support S (Eq 4; App C for the hinge loss).
+
+    R(S, D) = min over ||beta||_2 <= r of the loss of X[:, S] beta. Not private: a building block.
 
     Parameters
     ----------
-    X, y : the data (y in {-1, +1} for the hinge loss)
-    support : sequence of s distinct column indices
-    r : ball radius (> 0)
-    loss : "squared" or "hinge"
+    X : array-like of shape (n, p)
+        Data, finite reals (private).
+    y : array-like of shape (n,)
+        Targets, or labels in {-1, +1} or {0, 1} for the hinge loss (private).
+    support : sequence of int
+        s distinct column indices.
+    r : float
+        Radius of the l2 ball on the coefficients (> 0).
+    loss : {"squared", "hinge"}, default "squared"
+        Sum of squared residuals, or mean hinge loss.
 
     Returns
     -------
-    float, the score at a feasible point, certified to be within `score_tolerance` of the minimum.
+    float
+        The score at a feasible point, certified to be within `score_tolerance` of the minimum.
+
+    Raises
+    ------
+    ValueError
+        Bad data, r <= 0, an unknown loss, or a support out of range or with repeated indices.
     """
     X, y = _check_data(X, y, loss)
     S = _as_support(support, X.shape[1])
@@ -1023,21 +1036,40 @@ def verify_hinge_scorer_lp(full: bool = False, rng=None) -> dict:
 # %% ../nbs/50_bss.ipynb #61e03e87
 def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
               source: str = "best-subset selection"):
-    """Clip X entrywise to [-b_x, b_x] and (squared loss) y to [-b_y, b_y], as Algorithm 1 line 2
-    does.
+    """Clip X entrywise to [-b_x, b_x] and (squared loss) y to [-b_y, b_y], as Algorithm 1 line 2.
+
+    Every best-subset release calls it first: data outside the public bounds are clipped, never
+    refused, and the curator is told how many entries were.
 
     Parameters
     ----------
-    X, y : data (validated: finite, matching rows; labels in {-1, +1} or {0, 1} for the hinge loss)
-    b_x, b_y : public bounds (> 0); b_y is required for the squared loss and ignored for the hinge
-    loss : "squared" or "hinge"
-    warn : issue one `dplit.core.ClippingWarning` with how many entries were clipped (for the
-    curator's process only: computed from the data, it is not a release)
-    source : the release named in the warning
+    X : array-like of shape (n, p)
+        Data (private), validated: finite reals.
+    y : array-like of shape (n,)
+        Targets, or labels in {-1, +1} or {0, 1} for the hinge loss (private), with n rows.
+    b_x : float
+        Public bound on |x_ij| (> 0), chosen without looking at the data.
+    b_y : float or None, default None
+        Public bound on |y_i| (> 0); required for the squared loss, ignored for the hinge loss.
+    loss : {"squared", "hinge"}, default "squared"
+        The hinge loss leaves y (labels) unclipped.
+    warn : bool, default True
+        Issue one `dplit.core.ClippingWarning` with how many entries were clipped (for the
+        curator's process only: computed from the data, it is not a release).
+    source : str, default "best-subset selection"
+        The release named in the warning.
 
     Returns
     -------
-    (X, y) clipped copies; an array with no entry outside its bound is returned itself (no copy).
+    X, y : ndarray
+        Clipped copies; an array with no entry outside its bound is returned itself (no copy).
+
+    Raises
+    ------
+    ValueError
+        Bad data, non-binary labels (hinge), or a bound not positive and finite.
+    TypeError
+        b_y missing (None) with the squared loss.
     """
     X, y = _check_data(X, y, loss)
     bx = _bound(b_x, "b_x")

@@ -159,7 +159,12 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
     scheduler : str or None
         A Dask scheduler's address (see `run_sweep`).
     **kw
-        Passed to `recovery_trial`.
+        Passed to each trial: methods (subset of ("top_r", "mistakes", "samp_agg", "mcmc");
+        no "mcmc" for the hinge loss), epsilon (float, default 1.0, the budget of every
+        release), draws (int, default 50, releases per method and dataset), mcmc_chains_,
+        mcmc_iter (int, default 1000, chain length), search (backend for top-R and mistakes;
+        default exhaustive when C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss),
+        loss ("squared" or "hinge").
 
     Returns
     -------
