@@ -1062,59 +1062,7 @@ def _merge_top(sup_a, v_a, sup_b, v_b, R):
 
 # %% ../nbs/51_bss_mip.ipynb #s0019c1d
 class _MIPSearchParams(SearchBackend):
-    """Search backend for best-subset selection at large p (squared loss), by integer programming.
-
-    Pass it as `BestSubsetSelector(search=MIPSearch())` (or `search=` of `top_r_select`,
-    `mistakes_select`, `mistakes_ptr_select`). It finds the best support by outer approximation
-    (Algorithm 2: IHT warm start, SCIP master, exact perspective cuts), scores the one-swap
-    neighbours exactly, and certifies the supports with >= 2 swaps exactly (Appendix B, with a
-    certified fallback instead of a failed check). It sees the private data but releases nothing:
-    the mechanism's noise is added to its exact answer; its caches and `last_stats_` are dropped
-    when a release ends (`forget`).
-
-    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
-    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
-    the logger "dplit.bss_mip" and timed in `last_stats_`. Solver output is hidden unless
-    `dplit.bss.solver_verbose(True)`.
-
-    Parameters
-    ----------
-    tol : float, default 1e-9
-        Relative OA tolerance for the best support (times y'y), > 0.
-    oa_tol : float, default 0.005
-        Relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
-        region, > 0.
-    oa2_time : float, default 2.0
-        Seconds for that run (its time-out is harmless: the certification is exact regardless).
-    time_limit : float, default 20.0
-        Seconds for the OA run of the best support; if it runs out (or SCIP stalls) the best
-        support seen so far becomes the centre of the certification, which is exact from any
-        centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom prove
-        optimality, so that run gets at most oa2_time.
-    max_candidates : int, default 2_000_000
-        Cap on the supports the certification may need to score (exceeding it raises
-        SolverError).
-    warm_start : {"iht", "none"}, default "iht"
-        IHT (App B.2), or the s largest |X'y|.
-    certify_time : float, default 30.0
-        Seconds for the certification of the supports with >= 2 swaps; its cost is estimated
-        from its first block, and a certification estimated (or found) to exceed it raises
-        SolverError at once, saying what to change.
-    memory_budget : float, default 512 * 2**20
-        Bytes of working memory for the pair bounds of the certification (streamed in bands of
-        this size; the data, X'X and the listed supports come on top).
-
-    Raises
-    ------
-    ValueError, TypeError
-        A parameter out of range or of the wrong type (named), at construction.
-    SolverError
-        At search time: a solve failed, the certification would exceed `certify_time` or
-        `max_candidates`, or an answer could not be certified. The error reaches the curator
-        before anything is released; whether it is raised depends on the data (and on the
-        machine's load), so it is not covered by the privacy guarantee: do not retry with
-        another seed.
-    """
+    """The parameters of `MIPSearch` (documented there) and their checks."""
 
     name = "mip"
 
@@ -1356,7 +1304,59 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
 
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
 class MIPSearch(_MIPSearchCertify):
-    __doc__ = _MIPSearchParams.__doc__
+    """Search backend for best-subset selection at large p (squared loss), by integer programming.
+
+    Pass it as `BestSubsetSelector(search=MIPSearch())` (or `search=` of `top_r_select`,
+    `mistakes_select`, `mistakes_ptr_select`). It finds the best support by outer approximation
+    (Algorithm 2: IHT warm start, SCIP master, exact perspective cuts), scores the one-swap
+    neighbours exactly, and certifies the supports with >= 2 swaps exactly (Appendix B, with a
+    certified fallback instead of a failed check). It sees the private data but releases nothing:
+    the mechanism's noise is added to its exact answer; its caches and `last_stats_` are dropped
+    when a release ends (`forget`).
+
+    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
+    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
+    the logger "dplit.bss_mip" and timed in `last_stats_`. Solver output is hidden unless
+    `dplit.bss.solver_verbose(True)`.
+
+    Parameters
+    ----------
+    tol : float, default 1e-9
+        Relative OA tolerance for the best support (times y'y), > 0.
+    oa_tol : float, default 0.005
+        Relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
+        region, > 0.
+    oa2_time : float, default 2.0
+        Seconds for that run (its time-out is harmless: the certification is exact regardless).
+    time_limit : float, default 20.0
+        Seconds for the OA run of the best support; if it runs out (or SCIP stalls) the best
+        support seen so far becomes the centre of the certification, which is exact from any
+        centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom prove
+        optimality, so that run gets at most oa2_time.
+    max_candidates : int, default 2_000_000
+        Cap on the supports the certification may need to score (exceeding it raises
+        SolverError).
+    warm_start : {"iht", "none"}, default "iht"
+        IHT (App B.2), or the s largest |X'y|.
+    certify_time : float, default 30.0
+        Seconds for the certification of the supports with >= 2 swaps; its cost is estimated
+        from its first block, and a certification estimated (or found) to exceed it raises
+        SolverError at once, saying what to change.
+    memory_budget : float, default 512 * 2**20
+        Bytes of working memory for the pair bounds of the certification (streamed in bands of
+        this size; the data, X'X and the listed supports come on top).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named), at construction.
+    SolverError
+        At search time: a solve failed, the certification would exceed `certify_time` or
+        `max_candidates`, or an answer could not be certified. The error reaches the curator
+        before anything is released; whether it is raised depends on the data (and on the
+        machine's load), so it is not covered by the privacy guarantee: do not retry with
+        another seed.
+    """
 
     def top_r(self, X, y, s, R, *, r, loss="squared"):
         """The R best supports (Eq 5), best first, with exact scores (`dplit.bss.support_scores`).
@@ -1631,31 +1631,7 @@ class HingeCuts:
 
 # %% ../nbs/51_bss_mip.ipynb #520b0738
 class _HingeOABase(SearchBackend):
-    """Search backend for best-subset selection with the hinge loss, by integer programming.
-
-    Pass it as `BestSubsetSelector(loss="hinge", search=HingeOASearch())`. Outer approximation
-    (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best
-    support, exact one-swap scores, the best supports with >= 2 swaps pulled one at a time by
-    exclusion cuts until the list is certified); bucket k by the constraint
-    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"). Exact scores only. It
-    releases nothing itself, and drops its caches when a release ends (`forget`).
-
-    Parameters
-    ----------
-    tol : float, default 1e-9
-        Absolute tolerance of every OA solve (scores lie in [0, 1]); the default is the public
-        score tolerance of the mechanisms' chapter, so a bucket minimum is exact to it.
-    time_limit : float, default 600.0
-        Seconds per OA solve (exceeding it raises SolverError).
-
-    Raises
-    ------
-    ValueError, TypeError
-        A parameter out of range or of the wrong type (named), at construction.
-    SolverError
-        At search time: a solve failed or hit `time_limit` (data-dependent: not covered by the
-        privacy guarantee; do not retry with another seed).
-    """
+    """The parameters of `HingeOASearch` (documented there) and their checks."""
 
     name = "hinge_oa"
 
@@ -1767,7 +1743,31 @@ class _HingeOABuckets(_HingeOATopR):
 
 # %% ../nbs/51_bss_mip.ipynb #ec0f1998
 class HingeOASearch(_HingeOABuckets):
-    __doc__ = _HingeOABase.__doc__
+    """Search backend for best-subset selection with the hinge loss, by integer programming.
+
+    Pass it as `BestSubsetSelector(loss="hinge", search=HingeOASearch())`. Outer approximation
+    (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best
+    support, exact one-swap scores, the best supports with >= 2 swaps pulled one at a time by
+    exclusion cuts until the list is certified); bucket k by the constraint
+    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"). Exact scores only. It
+    releases nothing itself, and drops its caches when a release ends (`forget`).
+
+    Parameters
+    ----------
+    tol : float, default 1e-9
+        Absolute tolerance of every OA solve (scores lie in [0, 1]); the default is the public
+        score tolerance of the mechanisms' chapter, so a bucket minimum is exact to it.
+    time_limit : float, default 600.0
+        Seconds per OA solve (exceeding it raises SolverError).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named), at construction.
+    SolverError
+        At search time: a solve failed or hit `time_limit` (data-dependent: not covered by the
+        privacy guarantee; do not retry with another seed).
+    """
 
     def top_r(self, X, y, s, R, *, r, loss="hinge"):
         """The R best supports (Eq 5) for the hinge score, best first, with exact scores; the
