@@ -1104,6 +1104,12 @@ def dp_dirichlet_gp_classifier(
     -------
     tuple
         (predict_proba, spend): a function of new inputs, and the total spend.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or parameters (named): labels outside {0, ..., n_classes - 1}, epsilon not
+        finite and > 0, delta outside (0, 1).
     """
     from dplit.core import compose
     yt, s2 = dirichlet_targets(labels, n_classes, alpha_eps)

@@ -748,14 +748,19 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
     Friedman (2015), §5.2).
 
+    Each released edge is (epsilon, delta)-DP for its own example under substitution when
+    ||x_i||_2 <= radius and sigma = `gaussian_edge_sigma(epsilon, delta, radius)`. Nothing is
+    clipped or checked: rows of larger norm are not covered by that guarantee (scale X by a public
+    constant first). sigma = 0 releases the exact edges (not private).
+
     Parameters
     ----------
     X : array_like of shape (m, d)
-        The examples; column `j_star` is the boolean sensitive feature.
+        The examples (private).
     y : array_like of shape (m,)
         Labels in {-1, 1} (or {0, 1}).
     sigma : float
-        Standard deviation of the Gaussian noise on every coordinate.
+        Standard deviation of the Gaussian noise on every coordinate (>= 0).
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
 
@@ -763,6 +768,11 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, d)
         The noisy edge vectors.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data, non-binary labels, or sigma < 0 (named), before any draw.
     """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
