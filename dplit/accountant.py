@@ -361,6 +361,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
                         f"{type(accountant).__name__}")
     if np.ndim(X) != 2:
         raise ValueError(f"X must be 2-D, got shape {np.shape(X)}")
+    from dplit.core import check_private_pipeline
+    check_private_pipeline(estimator, stacklevel=3)  # a non-private step next to private ones warns
     plan = planned_spend(estimator, np.shape(X)[1])
     accountant.charge(plan, label or f"fit {type(estimator).__name__}")
     estimator.fit(X, y, **fit_params)

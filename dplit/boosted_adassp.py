@@ -126,7 +126,7 @@ def verify_gdp_mu(full: bool = False, rng=None) -> dict:
         b = bas_budget(e, 1e-5, 100)
         z = [b.sigma_gram / b.sens_gram, b.sigma_lmin / b.sens_lmin, b.sigma_round / b.sens_round]
         worst_comp = max(worst_comp, abs(_pld_delta(z, e, [1, 1, 100]) - 1e-5) / 1e-5)
-    # mutant: a mu whose delta overshoots by 0.16%, the smallest overshoot of the seed's grid search
+    # mutant: a mu whose delta overshoots by 0.16%, less than the public code's grid search does
     mut = gdp_mu(math.log(3), 1.0016e-5)
     mut_err = abs(_pld_delta([1 / mut], math.log(3)) - 1e-5) / 1e-5
     ok = direction_ok and worst < 1e-4 and worst_comp < 1e-4 and mut_err > 1e-4
@@ -342,7 +342,7 @@ def ridge_from_release(
     d : int
         Dimension of the system (intercept included).
     rule : {"adassp", "tang", "seed"}
-        "seed": lambda = lam_tilde (the seed's runs); "tang": constants 1.96 (Tang et al.'s
+        "seed": lambda = lam_tilde (the authors' runs); "tang": constants 1.96 (Tang et al.'s
         release); "adassp": z = Phi^{-1}(1 - rho) and 2 sqrt(d) + 2 sqrt(ln(1/rho)) (derived above).
     rho : float
         Failure probability per event of the "adassp" rule, in (0, 1/2).
@@ -1066,7 +1066,7 @@ def ridge_rule_table(designs: dict, mu: float = 0.29, runs: int = 2000, rng=None
 @register_check(
     "bas_ridge_definite",
     "the default ('adassp') ridge keeps gram + ridge I positive "
-    "definite with probability >= 1 - 2 rho; the seed's rule (add the noisy lambda_min) "
+    "definite with probability >= 1 - 2 rho; the authors' rule (add the noisy lambda_min) "
     "leaves it indefinite often",
     source="Wang 2018, Alg. 2; Dick et al. 2023 §4.2 (their runs)",
 )
@@ -1130,7 +1130,7 @@ def gram_audit_mechanism(b: BASBudget, variant: str = "correct"):
     "bas_audit_gram",
     "the Gram release is mu_1-GDP on its worst-case pair; half noise, "
     "mu as noise multiplier and no composition are caught",
-    source="dplit.audit; F-B2",
+    source="dplit.audit",
 )
 def verify_audit_gram(full: bool = False, rng=None) -> dict:
     from dplit.audit import audit
@@ -1259,14 +1259,14 @@ def _audit_bas_transcript(full: bool = False) -> AuditCase:
 
 # %% ../nbs/14_boosted_adassp.ipynb #aud-57b2b392
 def _bas_substitution_pair():
-    "F-B7: one row, all-zero features, label +1e6 in one dataset and -1e6 in the other."
+    "One row, all-zero features, label +1e6 in one dataset and -1e6 in the other."
     (B, yb), _ = audit_designs()
     Xs = np.vstack([B, np.zeros((1, 1))])
     return (Xs, np.append(yb, 1e6)), (Xs, np.append(yb, -1e6))
 
 
 @register_audit("boosted_adassp_substitute", "Boosted AdaSSP, one round, substitution calibration",
-                "Tang et al. (2023); F-B7")
+                "Tang et al. (2023)")
 def _audit_bas_substitute(full: bool = False) -> AuditCase:
     bs = {rel: bas_budget(1.0, gdp_delta(3.0, 1.0), 100, relation=rel)
           for rel in ("substitute", "add/remove")}

@@ -1853,7 +1853,7 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
     "enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
     "Appendix B's check holds and where it fails; stopping after one pull (the check trusted) "
     "is wrong on one of them",
-    "Prastakos, Behdin & Mazumder (2025), App B and C; spec F-V15",
+    "Prastakos, Behdin & Mazumder (2025), App B and C",
 )
 def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
     # fixed instances (rng unused): the check must hold on one and fail on others

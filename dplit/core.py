@@ -17,7 +17,8 @@ __all__ = ['TINY', 'RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool
            'check_in_range', 'check_int', 'check_k', 'check_scale', 'float_overflow', 'check_finite_release',
            'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
            'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'ClippingWarning',
-           'warn_clipped', 'dask_client', 'run_sweep']
+           'warn_clipped', 'NonPrivatePreprocessingWarning', 'check_private_pipeline', 'make_pipeline', 'dask_client',
+           'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -819,6 +820,135 @@ def warn_clipped(source: str, parts, stacklevel: int = 2) -> str | None:
     warnings.warn(msg, ClippingWarning, stacklevel=stacklevel + 1)
     return msg
 
+# %% ../nbs/00_core.ipynb #i24r-core1
+class NonPrivatePreprocessingWarning(UserWarning):
+    """A private dplit estimator sits in a pipeline with a step that learns from the data without
+    differential privacy (a scaler, imputer or encoder fitted on the private rows, a non-private
+    dplit baseline): the pipeline's output is not differentially private, whatever its dplit
+    steps' `spend_` says."""
+
+
+_NOT_PRIVATE = ("RadoBoostClassifier", "AdaBoostExamplesClassifier", "OLSRegressor")
+_STATELESS = ("FunctionTransformer", "PolynomialFeatures")  # fit learns only the column count
+
+
+def _leaves(est, path=""):
+    "(path, step) of every leaf of a Pipeline / ColumnTransformer / FeatureUnion, in order."
+    for attr in ("steps", "transformers", "transformer_list"):
+        parts = getattr(est, attr, None)
+        if isinstance(parts, list) and all(isinstance(p, tuple) and len(p) >= 2 for p in parts):
+            rem = getattr(est, "remainder", "drop") if attr == "transformers" else "drop"
+            if not isinstance(rem, str):                   # a ColumnTransformer's remainder step
+                parts = [*parts, ("remainder", rem)]
+            for part in parts:
+                yield from _leaves(part[1], f"{path}{part[0]}/")
+            return
+    yield path.rstrip("/"), est
+
+
+def _is_private(est) -> bool | None:
+    "True for a private dplit step, False for a data-dependent non-private one, None otherwise."
+    if est is None or isinstance(est, str):                    # 'passthrough', 'drop'
+        return None
+    name, dplit_step = type(est).__name__, type(est).__module__.split(".")[0] == "dplit"
+    if name == "Charged" and dplit_step:
+        return _is_private(est.estimator)
+    if dplit_step:
+        return not (name in _NOT_PRIVATE or (name == "PrivateRegressionPipeline"
+                                            and getattr(est, "pipeline", None) == "NonDP"))
+    try:
+        learns = est.__sklearn_tags__().requires_fit
+    except AttributeError:
+        learns = True
+    return False if learns and name not in _STATELESS else None
+
+
+def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
+    """Warn (`NonPrivatePreprocessingWarning`) when a pipeline mixes private dplit steps with steps
+    that learn from the data without privacy; return the paths of those steps.
+
+    Parameters
+    ----------
+    pipeline : estimator
+        A scikit-learn `Pipeline` (nested pipelines, `ColumnTransformer` and `FeatureUnion`
+        are searched) or any estimator (a single estimator is never flagged).
+    stacklevel : int, default 2
+        Passed to `warnings.warn`.
+
+    Returns
+    -------
+    list of str
+        The flagged steps ("name" or "outer/inner"), empty when nothing is flagged.
+    """
+    import warnings
+    leaves = list(_leaves(pipeline))
+    if len(leaves) < 2 and (not leaves or leaves[0][1] is pipeline):
+        return []
+    kinds = [(p, type(s).__name__, _is_private(s)) for p, s in leaves]
+    if not any(k is True for *_, k in kinds):
+        return []
+    bad = [f"{p} ({n})" for p, n, k in kinds if k is False]
+    if bad:
+        warnings.warn(
+            f"pipeline step(s) {', '.join(bad)} learn from the data without differential privacy "
+            "next to private dplit steps: the pipeline's output is not differentially private. "
+            "Use dplit.bounds.PrivateClipScaler, a stateless FunctionTransformer, or constants "
+            "chosen without the data.", NonPrivatePreprocessingWarning, stacklevel=stacklevel + 1)
+    return [b.split(" (")[0] for b in bad]
+
+
+def make_pipeline(*steps, memory=None, verbose: bool = False):
+    """`sklearn.pipeline.make_pipeline` whose `fit` first runs `check_private_pipeline` (so that
+    `cross_val_score`, `GridSearchCV` and plain fits of it warn about non-private steps).
+
+    Parameters
+    ----------
+    *steps : estimators
+        The steps, as for scikit-learn's `make_pipeline`.
+    memory : str, object or None, default None
+        Passed to the `Pipeline`.
+    verbose : bool, default False
+        Passed to the `Pipeline`.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        A `Pipeline` (subclass) that checks its steps at every `fit`.
+    """
+    from sklearn.pipeline import make_pipeline as _sk_make_pipeline
+    p = _sk_make_pipeline(*steps, memory=memory, verbose=check_bool(verbose, "verbose"))
+    return _checked_pipeline_class()(p.steps, memory=memory, verbose=verbose)
+
+
+def _checked_pipeline_class():
+    from sklearn.pipeline import Pipeline
+
+    if "_CheckedPipeline" not in globals():
+        class _CheckedPipeline(Pipeline):
+            "A Pipeline that runs `check_private_pipeline` before every fit."
+            def fit(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit(X, y, **params)
+
+            def fit_transform(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit_transform(X, y, **params)
+
+            def fit_predict(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit_predict(X, y, **params)
+        _CheckedPipeline.__module__, _CheckedPipeline.__qualname__ = __name__, "_CheckedPipeline"
+        globals()["_CheckedPipeline"] = _CheckedPipeline
+    return globals()["_CheckedPipeline"]
+
+
+def __getattr__(name: str):
+    "The pipeline class is made on first use (so that importing dplit.core loads no sklearn)."
+    if name == "_CheckedPipeline":
+        return _checked_pipeline_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # %% ../nbs/00_core.ipynb #2af0fde8
 _CLIENTS: dict = {}
 
@@ -967,3 +1097,30 @@ def _results(task, settings, repeats, gens, n_jobs, client):
     with ctx:
         par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
         yield from par(delayed(task)(s, g) for s, g in jobs)
+    if client is None:
+        _stop_workers_at_exit()
+
+
+_EXIT_HOOK = []
+
+
+def _stop_workers_at_exit():
+    """Inside a worker process, stop joblib's local workers when the process exits.
+
+    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. A process that is
+    itself a multiprocessing worker (a process pool running notebooks, a user's own pool) joins its
+    children before it exits, so without this the pool would wait up to five minutes for nothing.
+    The workers stay available to later sweeps until then; the hook runs among multiprocessing's
+    exit finalizers, before the join."""
+    import multiprocessing
+    from multiprocessing.util import Finalize
+    if multiprocessing.parent_process() is None or _EXIT_HOOK:
+        return
+    _EXIT_HOOK.append(Finalize(None, _shutdown_local_workers, exitpriority=100))
+
+
+def _shutdown_local_workers():
+    from joblib.externals.loky import reusable_executor
+    ex = getattr(reusable_executor, "_executor", None)
+    if ex is not None:
+        ex.shutdown(wait=True)

@@ -488,7 +488,10 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/31_radoboost.ipynb #e95d97ed
 class RadoBoostClassifier(_LinearBoost):
-    """RadoBoost (Nock, Patrini & Friedman (2015), Algorithm 1) as a scikit-learn classifier.
+    """Not private: RadoBoost (Nock, Patrini & Friedman 2015, Alg. 1) as a scikit-learn classifier.
+
+    No differential privacy: the rados are exact sums of the training examples. The private
+    route is `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
 
     Not differentially private: it learns from random rados of the training rows, which hide
     single examples only in the paper's informal sense. For a private release of rados see
@@ -557,7 +560,9 @@ def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) ->
 
 # %% ../nbs/31_radoboost.ipynb #940253b0
 class AdaBoostExamplesClassifier(_LinearBoost):
-    """AdaBoost over examples with the weak learner of Eq. 14 (Nock, Patrini & Friedman 2015, §4).
+    """Not private: AdaBoost over examples, weak learner of Eq. 14 (Nock, Patrini & Friedman, §4).
+
+    A non-private baseline: it fits the training examples themselves.
 
     A non-private baseline (the comparison of Table 1): no differential privacy is claimed.
 

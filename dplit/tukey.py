@@ -1058,7 +1058,7 @@ def changed_batches(n: int, m: int, b: int, seed: int, use_true_n: bool = False)
     "tukey_one_row_one_model",
     "adding one row changes at most one of the m batches (b fixed from "
     "n_tilde), over many seeds and n incl. m | n+1; b = floor(n/m) (public code) changes many",
-    source="Dick, Gillenwater & Joseph 2023, §4.2; batch2 spec F-T9",
+    source="Dick, Gillenwater & Joseph 2023, §4.2",
 )
 def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)

@@ -255,6 +255,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         from sklearn.utils.validation import validate_data
 
         g = check_random_state(self.random_state)  # an int seed or None, no generator object
+        from dplit.core import check_private_pipeline
+        check_private_pipeline(self.estimator)  # a non-private step next to private ones warns
         check_real_data(X, "X"), check_real_data(y, "y")  # before scikit-learn parses strings
         try:
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
