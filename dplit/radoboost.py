@@ -493,10 +493,6 @@ class RadoBoostClassifier(_LinearBoost):
     No differential privacy: the rados are exact sums of the training examples. The private
     route is `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
 
-    Not differentially private: it learns from random rados of the training rows, which hide
-    single examples only in the paper's informal sense. For a private release of rados see
-    `dplit.dprados.dp_feat_rados`.
-
     Parameters
     ----------
     n_rados : int or None, default None
@@ -563,8 +559,6 @@ class AdaBoostExamplesClassifier(_LinearBoost):
     """Not private: AdaBoost over examples, weak learner of Eq. 14 (Nock, Patrini & Friedman, §4).
 
     A non-private baseline: it fits the training examples themselves.
-
-    A non-private baseline (the comparison of Table 1): no differential privacy is claimed.
 
     Parameters
     ----------

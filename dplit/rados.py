@@ -140,8 +140,9 @@ def rados(X, y, sigma) -> np.ndarray:
 def random_rados(X, y, n: int, rng=None) -> np.ndarray:
     """Draw `n` rados with i.i.d. uniform signatures in Sigma_m.
 
-    Not differentially private: a rado is an exact sum over a random subset of the examples. For a
-    private release see `dplit.dprados.dp_feat_rados`.
+    Not differentially private: a rado is an exact sum over a random subset of the examples. The
+    private routes are `dplit.dprados.dp_feat_rados` (the coordinates of one boolean feature) and
+    `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
 
     Parameters
     ----------
