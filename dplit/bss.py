@@ -1236,8 +1236,10 @@ def theorem1_epsilon(epsilon, T, R: int, p: int, s: int, n: int, *, b_x=0.5, b_y
                      loss: str = "squared", bound: str = "tight") -> float:
     """Theorem 1's epsilon' of top-R with T tail draws.
 
-    epsilon' = log(e^epsilon + q^T / delta0) - log(1 - q^T) with q = R / C(p, s), computed in log
-    space; equal to epsilon when T is infinite. A public function of public quantities.
+    epsilon' = log(e^epsilon + q^T / delta0) - log(1 - q^T) with q = R / C(p, s) and
+    delta0 = exp(-epsilon U / (2 Delta)) / C(p, s) (U: `score_upper_bound`; Delta: the sensitivity
+    plus twice `score_tolerance`), computed in log space; equal to epsilon when T is infinite. A
+    public function of public quantities.
 
     Parameters
     ----------

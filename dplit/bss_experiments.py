@@ -161,8 +161,9 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
     **kw
         Passed to each trial: methods (subset of ("top_r", "mistakes", "samp_agg", "mcmc");
         no "mcmc" for the hinge loss), epsilon (float, default 1.0, the budget of every
-        release), draws (int, default 50, releases per method and dataset), mcmc_chains_,
-        mcmc_iter (int, default 1000, chain length), search (backend for top-R and mistakes;
+        release), draws (int, default 50, releases per method and dataset), mcmc_chains_
+        (int or None, default None: `draws` independent MCMC chains), mcmc_iter (int, default
+        1000, chain length), search (backend for top-R and mistakes;
         default exhaustive when C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss),
         loss ("squared" or "hinge").
 

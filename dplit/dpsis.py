@@ -269,10 +269,11 @@ def dp_sis(
         Public bounds (low, high) of the target.
     rng : numpy.random.Generator, int or None
         Seed or generator; the same seed gives the same output.
-    relation : str, default 'add/remove'
-        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
-    variant : {'clipped', 'paper'}
-        Which scores to use.
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        The neighbouring relation of the guarantee; it sets the scores' sensitivity (1 or 2) and
+        is recorded in the spend.
+    variant : {'clipped', 'paper'}, default 'clipped'
+        The clipped DP scores, or the paper's data-dependent scaling (not DP).
     allow_non_private : bool, default False
         Permit `variant='paper'`.
     size : int or None
