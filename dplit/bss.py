@@ -2740,7 +2740,9 @@ class BestSubsetSelector(_BestSubsetParams):
     method : {"top_r", "mistakes", "mistakes_ptr", "exponential"}, default "top_r"
         "top_r": Algorithm 1, epsilon-DP on any data. "mistakes": epsilon-DP only on data with the
         Theorem 2 gap (see gap_check). "mistakes_ptr": the mistakes draw behind a test of the gap,
-        (epsilon, delta)-DP on any data. "exponential": over all C(p, s) supports (small p only).
+        (epsilon, delta)-DP on any data; when the test fails, a top-R draw (T = inf) with the
+        draw's share of epsilon is released instead. "exponential": over all C(p, s) supports
+        (small p only).
     loss : {"squared", "hinge"}, default "squared"
         Regression score (y real) or classification score (y in {-1, +1} or {0, 1}).
     R : int or None, default None
