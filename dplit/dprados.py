@@ -20,13 +20,9 @@ from .radoboost import radoboost_loop, select_iterate
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['DP_FEAT_AUDIT_SEED', 'dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_guarantee',
-           'dp_feat_K_pmfs', 'hockey_stick', 'dp_feat_window', 'rejection_sample_rados', 'dp_feat_sample',
-           'dp_feat_rados', 'verify_dp_feat_exact_privacy', 'dp_feat_mutant_window', 'window_K_pmfs', 'audit_pair',
-           'dp_feat_coordinate_mechanism', 'd_be', 'theorem7_bound', 'theorem7_table', 'verify_dp_feat_draws',
-           'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks', 'theorem8_run', 'theorem8_sweep',
-           'synthetic_boolean_domain', 'dp_feat_experiment', 'gaussian_experiment', 'plot_section6',
-           'dp_radoboost_sigma', 'DPRadoBoostClassifier', 'verify_dprados_audit_pair', 'bench_radoboost']
+__all__ = ['dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_window', 'rejection_sample_rados',
+           'dp_feat_rados', 'd_be', 'theorem7_bound', 'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks',
+           'dp_radoboost_sigma', 'DPRadoBoostClassifier']
 
 # %% ../nbs/32_dprados.ipynb #ac1b6232
 def dp_feat_beta(epsilon) -> float:
@@ -753,14 +749,19 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
     Friedman (2015), §5.2).
 
+    Each released edge is (epsilon, delta)-DP for its own example under substitution when
+    ||x_i||_2 <= radius and sigma = `gaussian_edge_sigma(epsilon, delta, radius)`. Nothing is
+    clipped or checked: rows of larger norm are not covered by that guarantee (scale X by a public
+    constant first). sigma = 0 releases the exact edges (not private).
+
     Parameters
     ----------
     X : array_like of shape (m, d)
-        The examples; column `j_star` is the boolean sensitive feature.
+        The examples (private).
     y : array_like of shape (m,)
         Labels in {-1, 1} (or {0, 1}).
     sigma : float
-        Standard deviation of the Gaussian noise on every coordinate.
+        Standard deviation of the Gaussian noise on every coordinate (>= 0).
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
 
@@ -768,6 +769,11 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, d)
         The noisy edge vectors.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data, non-binary labels, or sigma < 0 (named), before any draw.
     """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)

@@ -17,9 +17,6 @@ import pytest
 
 import dplit
 
-# modules whose docstrings are written on branch i23-doc2 (notebooks 20-53)
-LATER = {"lipschitz", "dpsis", "rados", "radoboost", "dprados", "dpgp", "dpgp_hyper", "bss",
-         "bss_mip", "bss_baselines", "bss_experiments"}
 
 
 def modules() -> list:
@@ -104,9 +101,7 @@ def report(name: str) -> dict:
 
 
 def _param(name):
-    marks = [pytest.mark.xfail(strict=False, reason="docstrings land with branch i23-doc2")] \
-        if name in LATER else []
-    return pytest.param(name, marks=marks, id=name)
+    return pytest.param(name, id=name)
 
 
 @pytest.mark.parametrize("name", [_param(m) for m in modules()])
