@@ -446,7 +446,7 @@ class CutMaster:
         with _quiet_native():          # SoPlex's tolerance notices bypass hideOutput()
             self.m.optimize()
         st = self.m.getStatus()
-        if st != "optimal":
+        if st not in ("optimal", "gaplimit"):   # gaplimit: optimal up to abs_gap, bound valid
             raise SolverError(
                 f"the OA master problem was not solved to optimality by SCIP (status {st!r})"
             )
@@ -805,37 +805,142 @@ def _rho_band_max(G, out, W, GoU, a, e, q, fin, mx):
     return mx
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _max_corr(G):
+    "Largest |G_ij| / sqrt(G_ii G_jj) over i < j (pairs with a zero column count as 0)."
+    p = G.shape[0]
+    d = np.empty(p)
+    for i in range(p):
+        d[i] = 1.0 / np.sqrt(G[i, i]) if G[i, i] > 0 else 0.0
+    mx = 0.0
+    for i in range(p):
+        for j in range(i + 1, p):
+            v = abs(G[i, j]) * d[i] * d[j]
+            if v > mx:
+                mx = v
+    return mx
+
+
+def _cuts_rho0(cuts) -> float:
+    "`_max_corr` of the cuts' X'X, computed once per cut generator (freed with it)."
+    if getattr(cuts, "_rho0", None) is None:
+        cuts._rho0 = float(_max_corr(np.ascontiguousarray(cuts.G)))
+    return cuts._rho0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _pair_rows(G, out, W, GoU, rows, in_rows, t, t2, q, free, tau, rss, thr, I, J, L, cnt):
+    """The pairs of `_pair_band` that a screen keeps, each once and oriented as there (row = the
+    smaller index): every pair with a member in `rows` except pairs of two `free` columns with
+    t2_i + t2_j < tau; the same outputs as `_pair_band` (pairs unsorted)."""
+    best, bi, bj = np.inf, -1, -1
+    cap = len(I)
+    for r in range(len(rows)):
+        i0 = rows[r]
+        for j0 in range(len(out)):
+            if j0 == i0 or (in_rows[j0] and j0 < i0):
+                continue                           # the pair's other row scans it
+            if free[i0] and free[j0] and t2[i0] + t2[j0] < tau:
+                continue
+            i, j = (i0, j0) if i0 < j0 else (j0, i0)
+            rho = _pair_rho(G, out, W, GoU, q, i, j)
+            ti, tj = t[i], t[j]
+            den = 1 - rho * rho
+            g = (ti * ti + tj * tj - 2 * rho * (ti * tj)) / den
+            if not np.isfinite(g) or den < 1e-8:
+                g = np.inf
+            lb = rss - g
+            if bi < 0 or lb < best:
+                best, bi, bj = lb, i, j
+            if lb <= thr:
+                if cnt < cap:
+                    I[cnt], J[cnt], L[cnt] = i, j, lb
+                cnt += 1
+    return best, bi, bj, cnt
+
+
 class _PairScan:
-    """The k = 2 pair bounds of one dropped set, computed band by band by a compiled loop that
-    keeps only what is asked for (see above).
+    """The pair bounds of one dropped set, computed band by band by a compiled loop that keeps
+    only what is asked for (see above). With `rho0` (the largest |correlation| of two columns of
+    X'X) a threshold first screens the pairs: |rho_ij| <= rho_bar (below) gives
+    gain_ij <= (t_i^2 + t_j^2) / (1 - rho_bar), so a pair with t_i^2 + t_j^2 below
+    (rss - threshold)(1 - rho_bar) cannot pass and is never computed.
 
     Parameters
     ----------
     G, rss, t, a2, W, GoU, out : the block's statistics (`_base_stats`)
     budget : bytes that bound a band's height (`_band_rows`)
+    rho0 : `_max_corr(G)`, or None (no screening)
     """
 
-    def __init__(self, G, rss, t, a2, W, GoU, out, budget):
+    def __init__(self, G, rss, t, a2, W, GoU, out, budget, rho0=None):
         m = len(out)
         self.G, self.rss, self.out = G, float(rss), np.ascontiguousarray(out, np.int64)
         self.t = np.ascontiguousarray(t, float)
+        self.a2 = np.ascontiguousarray(a2, float)
         with np.errstate(divide="ignore"):
-            self.q = 1.0 / np.sqrt(np.ascontiguousarray(a2, float))   # inf where a2 = 0
+            self.q = 1.0 / np.sqrt(self.a2)        # inf where a2 = 0
         self.W = np.zeros((m, 0)) if W is None else np.ascontiguousarray(W, float)
         self.GoU = np.zeros((m, 0)) if GoU is None else np.ascontiguousarray(GoU, float)
         self.rows = _band_rows(m, budget)
+        self.rho0 = rho0
 
     def _args(self):
         return self.G, self.out, self.W, self.GoU
 
+    def rho_bound(self, cols):
+        """An upper bound on |rho_ij| over the pairs of the columns in `cols` (a mask), or None.
+        With u_i = G_ii / a2_i >= 1, Cauchy-Schwarz on the projections onto the span of U gives
+        |M_ij| <= rho0 sqrt(G_ii G_jj) + sqrt((G_ii - a2_i)(G_jj - a2_j)), hence
+        |rho_ij| <= rho0 sqrt(u_i u_j) + sqrt((u_i - 1)(u_j - 1)), increasing in u_i and u_j:
+        its value at the two largest u bounds every pair (plus 1e-6 for rounding)."""
+        if self.rho0 is None or np.count_nonzero(cols) < 2:
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = np.diag(self.G)[self.out[cols]] / self.a2[cols]
+        if not np.all(np.isfinite(u)):
+            return None
+        u1, u2 = np.sort(np.maximum(u, 1.0))[-2:][::-1]
+        rb = self.rho0 * math.sqrt(u1 * u2) + math.sqrt((u1 - 1) * (u2 - 1)) + 1e-6
+        return rb if rb < 0.9 else None
+
+    def _screen(self, thr):
+        """(rows to scan, their mask, t^2, the free mask, tau) of the screen at threshold thr, or
+        None when it would not save most of the work."""
+        need, m = self.rss - thr, len(self.out)
+        free = np.isfinite(self.t)
+        rb = self.rho_bound(free) if need > 0 else None
+        if rb is None:
+            return None
+        t2 = self.t * self.t
+        tau = need * (1 - rb) * (1 - 1e-6)         # pairs of free columns need t2_i + t2_j >= tau
+        in_rows = ~free | (t2 >= tau - np.max(t2[free]))
+        rows = np.flatnonzero(in_rows)
+        if len(rows) > m // 8:
+            return None
+        return rows, in_rows, t2, free, tau
+
     def scan(self, threshold=None, max_candidates: int = 2**40, clock=None):
         """One pass: (greedy pair (i, j), smallest off-diagonal bound, pairs i < j with bound <=
         threshold as an int array (m, 2) in row order, their bounds); no pairs when threshold is
-        None. More than max_candidates pairs raise SolverError."""
+        None. More than max_candidates pairs raise SolverError. With a threshold the greedy pair
+        is the best of the pairs the screen keeps (None when it keeps none)."""
         m = len(self.out)
         use = threshold is not None
         size = min(int(max_candidates) + 1, m * (m - 1) // 2) if use else 0
         I, J, L = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size)
+        scr = self._screen(float(threshold)) if use else None
+        if scr is not None:
+            rows, in_rows, t2, free, tau = scr
+            _tick(clock)
+            v, i, j, cnt = _pair_rows(*self._args(), rows, in_rows, self.t, t2, self.q, free,
+                                      tau, self.rss, float(threshold), I, J, L, 0)
+            if cnt > max_candidates:
+                raise SolverError(f"certification: more than max_candidates = "
+                                  f"{max_candidates} candidates in one block{_ADVICE}")
+            o = np.lexsort((J[:cnt], I[:cnt]))         # row order, as the full scan
+            where = (int(i), int(j)) if i >= 0 else None
+            return where, float(v), np.column_stack([I[o], J[o]]), L[o]
         best, where, cnt = np.inf, None, 0
         for a in range(0, m, self.rows):
             _tick(clock)
@@ -857,6 +962,18 @@ class _PairScan:
             mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.q, fin, mx)
         return float(mx)
 
+    def candidate_max_rho(self, g, k, threshold):
+        """A max |rho| for Gershgorin's bound that holds for every k-set whose bound can be <=
+        threshold: the exact maximum over the columns that `rho_bound`'s looser factor admits
+        (the sets outside them are cut by that looser, valid bound), else over all finite ones."""
+        fin = np.isfinite(g)
+        rb = self.rho_bound(fin)
+        cols = fin
+        if rb is not None and 1 - (k - 1) * rb > 0:
+            need = (self.rss - threshold) * (1 - (k - 1) * rb)
+            cols = fin & (g >= need - np.sort(g)[::-1][: k - 1].sum())
+        return self.max_abs_rho(cols) if np.count_nonzero(cols) > 1 else 0.0
+
 
 def _warm_kernels():
     "Compile (or load) the scans on a 2 x 2 problem, so that no clock ever times the compiler."
@@ -864,11 +981,17 @@ def _warm_kernels():
     p = _PairScan(G, 1.0, np.ones(2), np.ones(2), None, None, np.arange(2), _BUDGET)
     p.scan(0.0)
     p.max_abs_rho(np.ones(2, bool))
+    _max_corr(G)
+    z = np.zeros(1, np.int64)
+    _pair_rows(*p._args(), z, np.ones(2, bool), p.t, p.t, p.q, np.ones(2, bool), 0.0, 1.0, 0.0,
+               z, z, np.zeros(1), 0)
 
 
-def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
+def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET, rho0=None):
     """`kswap_bounds` in bounded memory: yields (U, out, bounds, max |rho|, pairs) per dropped set,
-    with bounds = None and pairs a `_PairScan` for k = 2, pairs = None otherwise."""
+    with bounds = None and pairs a `_PairScan` for k = 2, bounds rss - t^2, max |rho| = None and
+    pairs a `_PairScan` for k >= 3 (the caller asks it for the max |rho| it needs), pairs = None
+    for k = 1. `rho0` (`_max_corr(G)`) lets the scans screen."""
     center = np.asarray(sorted(center), dtype=np.int64)
     out = np.setdiff1d(np.arange(len(b)), center)
     for A in combinations(range(len(center)), k):
@@ -879,13 +1002,8 @@ def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
         if k == 1:
             yield U, out, rss - t * t, None, None
             continue
-        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget)
-        if k == 2:
-            yield U, out, None, None, pairs
-        else:
-            fin = np.isfinite(t)                  # columns with t = inf are always kept
-            mx = pairs.max_abs_rho(fin) if fin.sum() > 1 else 0.0
-            yield U, out, rss - t * t, mx, None
+        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget, rho0)
+        yield U, out, (None if k == 2 else rss - t * t), None, pairs
 
 
 def _pair_supports(U, out, B, L):
@@ -1057,13 +1175,20 @@ def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 200
 # %% ../nbs/51_bss_mip.ipynb #ccf4aab9
 def _merge_top(sup_a, v_a, sup_b, v_b, R):
     """Top R of the union of two scored lists (duplicates dropped), best first; ties broken
-    lexicographically."""
+    lexicographically. (As `np.unique(axis=0)` then a stable sort by score, by a stable lexsort;
+    a full list `sup_a` that every new score exceeds comes back as it is.)"""
+    if len(v_a) == R and len(v_b) and np.min(v_b) > v_a[-1]:
+        return sup_a, v_a                           # nothing new can enter (sup_a is merged)
     S = np.concatenate([sup_a, sup_b])
     v = np.concatenate([v_a, v_b])
-    S, idx = np.unique(S, axis=0, return_index=True)  # lexicographic order
-    v = v[idx]
+    o = np.lexsort(S.T[::-1])                       # lexicographic, first occurrences first
+    S, v = S[o], v[o]
+    keep = np.ones(len(S), bool)
+    keep[1:] = np.any(S[1:] != S[:-1], axis=1)
+    S, v = S[keep], v[keep]
     o = np.argsort(v, kind="stable")[:R]
     return S[o], v[o]
+
 
 # %% ../nbs/51_bss_mip.ipynb #s0019c1d
 class _MIPSearchParams(SearchBackend):
@@ -1182,14 +1307,16 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
     within `budget` bytes; `clock` (a _Clock) bounds the time."""
     n_scored = 0
     sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
-    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+    rho0 = _cuts_rho0(cuts)
+    for U, out, lb, _, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0):
         _tick(clock)
         if k == 2:
             once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
             ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates,
                                       clock)
-            g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
-            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if ij is not None:                # None: the screen kept no pair
+                g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+                L, vL = _merge_top(L, vL, g0, sc(g0), R)
             if len(vL) == R:
                 theta = min(theta, vL[-1])
             if once:                          # the threshold only fell: a subset of the pairs
@@ -1203,6 +1330,7 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
             L, vL = _merge_top(L, vL, g0, sc(g0), R)
             if len(vL) == R:
                 theta = min(theta, vL[-1])
+            mx = None if k == 1 else pairs.candidate_max_rho(pairs.rss - lb, k, theta + margin)
             C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
                                       max_candidates)
         L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin,
@@ -1313,7 +1441,8 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
     Gershgorin bound of each dropped set (see above); pair bounds within `budget` bytes."""
     best_S, best_v, low = None, np.inf, np.inf
-    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+    rho0 = _cuts_rho0(cuts)
+    for U, out, lb, _, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0):
         if k == 2:
             ij, lb2, _, _ = pairs.scan()
             S = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
@@ -1328,10 +1457,14 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
         if _ill_conditioned(cuts.G, cuts.b, cuts.yy, U, out):
             low = -np.inf                         # float error could exceed gamma: no bound
             continue
-        fac = 1 - (k - 1) * mx
         rss = _rss_of(cuts.G, cuts.b, cuts.yy, U)
+        # the largest |rho| among the columns of the sets that may score below best_v (an upper
+        # bound on the bucket's minimum; `_PairScan.candidate_max_rho`): the other sets score
+        # above it, so the block's minimum is >= min(best_v, Gershgorin's bound with that rho)
+        mx = pairs.candidate_max_rho(rss - lb, k, best_v + 1e-9 * cuts.yy + 1e-12)
+        fac = 1 - (k - 1) * mx
         g = np.sort(rss - lb)[::-1]               # the single-column gains t_j^2
-        low = min(low, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
+        low = min(low, best_v, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
     # Gershgorin says nothing: 0. (The OLS fit on all columns is no safer: X'X's pseudo-inverse
     # drops near-collinear directions that the ball still uses, and as it lies below the centre's
     # score, bucket_gap refines such a bucket anyway.)
