@@ -704,6 +704,7 @@ def kswap_bounds(G, b, yy, center, k: int):
 
 # %% ../nbs/51_bss_mip.ipynb #i25s01cd
 import logging
+import sys
 
 import numba
 
@@ -1032,21 +1033,34 @@ def _peak_rss(reset: bool = False) -> float:
         return math.nan
 
 
+_PROGRESS_AFTER = [5.0]   # seconds into a search after which its phases print a line on stderr
+
+
 class _phase:
     """`with _phase(stats, name)`: the phase's seconds into stats[name + "_s"] (and its peak
-    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end."""
+    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end.
+    Once the search (the first phase on `stats`) has run `_PROGRESS_AFTER[0]` seconds, each
+    phase's start and end also go to stderr, one line each: progress for the long searches."""
 
     def __init__(self, st, name):
         self.st, self.name = st, name
+
+    def _progress(self, what):
+        t = time.perf_counter() - self.st["_t0"]
+        if t >= _PROGRESS_AFTER[0]:
+            print(f"dplit MIPSearch [{t:6.1f} s] {self.name} {what}", file=sys.stderr, flush=True)
 
     def __enter__(self):
         if _TRACK_MEMORY[0]:
             _peak_rss(reset=True)
         self.t = time.perf_counter()
+        self.st.setdefault("_t0", self.t)
+        self._progress("...")
         return self
 
     def __exit__(self, *exc):
         dt = time.perf_counter() - self.t
+        self._progress(f"{'failed' if exc[0] else 'done'} in {dt:.1f} s")
         self.st[f"{self.name}_s"] = self.st.get(f"{self.name}_s", 0.0) + dt
         if _TRACK_MEMORY[0]:
             self.st[f"{self.name}_peak_bytes"] = _peak_rss()
@@ -1275,8 +1289,9 @@ class _MIPSearchParams(SearchBackend):
 class _MIPSearchBest(_MIPSearchParams):
     __doc__ = _MIPSearchParams.__doc__
 
-    def best_support(self, X, y, s, *, r, stats=None):
-        "The best support (certified by OA up to tol * y'y) and the cut generator."
+    def best_support(self, X, y, s, *, r, stats=None, precheck=None):
+        """The best support (certified by OA up to tol * y'y) and the cut generator;
+        `precheck(S0, cuts)`, if given, runs on the warm start before the OA."""
         st = {} if stats is None else stats
         with _phase(st, "setup"):
             cuts = self._cuts(X, y, r)
@@ -1285,6 +1300,9 @@ class _MIPSearchBest(_MIPSearchParams):
             S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
                   else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
             v, g, sc = cuts.cut(S0)
+        if precheck is not None:
+            with _phase(st, "precheck"):
+                precheck(S0, cuts)
         # n < p: X'X is singular, d = 0, and the cuts seldom prove optimality: a short run
         limit = self.time_limit if cuts.d > 0 else min(self.time_limit, self.oa2_time)
         with _phase(st, "oa"):
@@ -1300,6 +1318,13 @@ class _MIPSearchBest(_MIPSearchParams):
         return S1, v1, cuts, master
 
 # %% ../nbs/51_bss_mip.ipynb #s0059c1d
+def _block_greedy(U, out, lb, pairs, k):
+    "A k-swap support of one block from its k largest single-column gains t^2 (no pair scan)."
+    g = lb if k != 2 else pairs.rss - pairs.t ** 2      # rss - t_i^2 per column
+    B = np.argsort(g, kind="stable")[:k]
+    return np.sort(np.concatenate([U, out[B]]))[None, :]
+
+
 def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates,
                    budget: float = _BUDGET, clock=None):
     """Merge into the scored list (L, vL) every k-swap support of `center` that can enter its top R.
@@ -1308,7 +1333,14 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
     n_scored = 0
     sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
     rho0 = _cuts_rho0(cuts)
-    for U, out, lb, _, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0):
+    blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0))
+    # every block's greedy member first (its k largest single-column gains t^2), scored exactly:
+    # the threshold falls before any block is scanned, whichever block holds the best supports
+    G0 = np.concatenate([_block_greedy(U, out, lb, pairs, k) for U, out, lb, _, pairs in blocks])
+    L, vL = _merge_top(L, vL, G0, sc(G0), R)
+    if len(vL) == R:
+        theta = min(theta, vL[-1])
+    for U, out, lb, _, pairs in blocks:
         _tick(clock)
         if k == 2:
             once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
@@ -1440,17 +1472,19 @@ def _ill_conditioned(G, b, yy, U, out, limit=1e4):
 def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
     Gershgorin bound of each dropped set (see above); pair bounds within `budget` bytes."""
-    best_S, best_v, low = None, np.inf, np.inf
-    rho0 = _cuts_rho0(cuts)
-    for U, out, lb, _, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0):
+    best_S, best_v, low, lows = None, np.inf, np.inf, []
+    blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, _cuts_rho0(cuts)))
+    for U, out, lb, _, pairs in blocks:          # the greedy members first: best_v is final
         if k == 2:
             ij, lb2, _, _ = pairs.scan()
             S = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+            lows.append(lb2)
         else:
             S = _greedy_support(U, out, lb, k)
         v = float(_squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0][0])
         if v < best_v:
             best_S, best_v = S[0], v
+    for (U, out, lb, _, pairs), lb2 in zip(blocks, lows if k == 2 else [None] * len(blocks)):
         if k <= 2:                                # exact_up_to < 2: the exact OLS bounds
             low = min(low, float(np.min(lb)) if k == 1 else lb2)
             continue
@@ -1471,6 +1505,44 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     return best_S, best_v, max(low, 0.0) if np.isfinite(low) else 0.0
 
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
+def _precheck(X, y, r, cuts, S0, s, R, max_candidates, budget: float = _BUDGET):
+    """The certification's size estimated from the warm start S0, before the outer approximation:
+    the threshold of S0's list (S0, its one-swaps and every block's greedy member, scored
+    exactly) and, for k >= 3, each block's Gershgorin count; a count above max_candidates raises
+    SolverError at once (from the final centre the list, hence the threshold, is usually the
+    same or better; the real count is checked again there)."""
+    p = X.shape[1]
+    K = min(s, p - s)
+    if K < 3:
+        return
+    sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
+    S0 = np.array([sorted(S0)])
+    P1 = one_swap_supports(S0[0], p)
+    L, vL = _merge_top(S0, sc(S0), P1, sc(P1), R)
+    rho0, margin = _cuts_rho0(cuts), 1e-9 * cuts.yy + 1e-12
+    blocks = {k: list(_swap_blocks(cuts.G, cuts.b, cuts.yy, S0[0], k, budget, rho0))
+              for k in range(2, K + 1)}
+    G0 = np.concatenate([_block_greedy(U, out, lb, pr, k) for k in blocks
+                         for U, out, lb, _, pr in blocks[k]])
+    L, vL = _merge_top(L, vL, G0, sc(G0), R)
+    if len(vL) < R:
+        return
+    thr = float(vL[-1]) + margin
+    for k in range(3, K + 1):
+        for U, out, lb, _, pr in blocks[k]:
+            g = pr.rss - lb
+            fac = 1 - (k - 1) * pr.candidate_max_rho(g, k, thr)
+            if fac <= 0 or not np.all(np.isfinite(g)):
+                continue                          # counted by the certification itself
+            need = (pr.rss - thr) * fac
+            cnt = math.comb(int(np.sum(g >= need - np.sort(g)[::-1][: k - 1].sum())), k)
+            if cnt > max_candidates:
+                raise SolverError(
+                    f"certification would need about {cnt} candidates in bucket k = {k} "
+                    f"(> max_candidates = {max_candidates}; estimated from the warm start, "
+                    f"before the outer approximation){_ADVICE}")
+
+
 class MIPSearch(_MIPSearchCertify):
     __doc__ = _MIPSearchParams.__doc__
 
@@ -1482,11 +1554,16 @@ class MIPSearch(_MIPSearchCertify):
         R = check_int(R, "R", low=1, high=math.comb(X.shape[1], s))
         st = {}
         self.last_stats_ = st
-        S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st)
-        v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
-        L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
-        with _phase(st, "rescore"):
-            v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the final list
+        pre = lambda S0, cuts: _precheck(X, y, r, cuts, S0, s, R, self.max_candidates,
+                                         self.memory_budget)
+        try:
+            S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st, precheck=pre)
+            v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
+            L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
+            with _phase(st, "rescore"):
+                v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the list
+        finally:
+            st.pop("_t0", None)                   # the progress clock
         st["list_two_plus_swaps"] = int(np.sum(s - np.isin(L, S1).sum(1) >= 2))
         return L, v
 
@@ -1530,15 +1607,18 @@ class MIPSearch(_MIPSearchCertify):
         takes the minimum over buckets >= k of both."""
         X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
         cuts, K = self._cuts(X, y, r), min(s, X.shape[1] - s)
-        margin, rows, up, lo = 1e-9 * cuts.yy + 1e-12, [center], [], []
+        margin, rows, up, lo, st = 1e-9 * cuts.yy + 1e-12, [center], [], [], {}
         for k in range(1, K + 1):
-            if k <= exact_up_to:
-                S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
-                                       self.oa_tol, self.oa2_time, margin, self.max_candidates,
-                                       self.memory_budget, self.certify_time)
-                low = None
-            else:
-                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k, self.memory_budget)
+            with _phase(st, f"bucket {k} bounds"):
+                if k <= exact_up_to:
+                    S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
+                                           self.oa_tol, self.oa2_time, margin,
+                                           self.max_candidates, self.memory_budget,
+                                           self.certify_time)
+                    low = None
+                else:
+                    S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k,
+                                                   self.memory_budget)
             rows.append(tuple(S))
             lo.append(low)
         rows = np.array(rows, dtype=np.int64)
@@ -1558,9 +1638,10 @@ class MIPSearch(_MIPSearchCertify):
         if k == 0 and rule == "exact":
             return np.array(center), float(support_scores(X, y, [center], r=r)[0])
         ks = range(k, K + 1) if rule == "at_least" else [k]
-        S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
-                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
-                               self.memory_budget, self.certify_time)
+        with _phase({}, f"bucket {k} minimum"):
+            S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
+                                   self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
+                                   self.memory_budget, self.certify_time)
         return np.array(S), float(support_scores(X, y, [S], r=r)[0])
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
