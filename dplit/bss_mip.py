@@ -1235,7 +1235,9 @@ class _MIPSearchParams(SearchBackend):
 
     With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
     beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
-    the logger "dplit.bss_mip" and timed in `last_stats_`.
+    the logger "dplit.bss_mip" and timed in `last_stats_`; once a search has run 5 s, each phase
+    also prints one progress line on stderr. Before the outer approximation, the certification's
+    size is estimated from the warm start, and a count above max_candidates fails at once.
     """
 
     name = "mip"
