@@ -52,8 +52,9 @@ def test_screened_scan_equals_full_scan(n, p, s, seed, rho):
     assert (engaged > 0) == (rho < 0.5)
 
 
-@pytest.mark.parametrize("n, p, s, R, seed", [(300, 18, 3, 40, 0), (120, 16, 4, 60, 1),
-                                              (60, 14, 3, 25, 2)])
+@pytest.mark.parametrize("n, p, s, R, seed", [
+    (300, 18, 3, 40, 0), pytest.param(120, 16, 4, 60, 1, marks=pytest.mark.slow),
+    pytest.param(60, 14, 3, 25, 2, marks=pytest.mark.slow)])
 def test_top_r_and_buckets_equal_enumeration(n, p, s, R, seed):
     X, y, _ = bss_data(n, p, s, rng=seed)
     E, ve = enumerate_supports(X, y, s, r=1.1)
