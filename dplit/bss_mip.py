@@ -446,7 +446,7 @@ class CutMaster:
         with _quiet_native():          # SoPlex's tolerance notices bypass hideOutput()
             self.m.optimize()
         st = self.m.getStatus()
-        if st not in ("optimal", "gaplimit"):   # gaplimit: optimal up to abs_gap, bound valid
+        if st != "optimal":
             raise SolverError(
                 f"the OA master problem was not solved to optimality by SCIP (status {st!r})"
             )
@@ -2136,7 +2136,7 @@ def bench_top_r(full: bool = False) -> dict:
     return dict(table=df.to_string() + note, numbers=numbers)
 
 # %% ../nbs/51_bss_mip.ipynb #i25b01cd
-_SCALE_PHASES = ("setup", "warm_start", "oa", "one_swap", "oa2", "certify", "rescore")
+_SCALE_PHASES = ("setup", "warm_start", "precheck", "oa", "one_swap", "oa2", "certify", "rescore")
 
 
 def _scale_case(n: int, p: int, s: int = 5, seed: int = 0) -> dict:
