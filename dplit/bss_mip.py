@@ -1509,10 +1509,12 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
 def _precheck(X, y, r, cuts, S0, s, R, max_candidates, budget: float = _BUDGET):
     """The certification's size estimated from the warm start S0, before the outer approximation:
-    the threshold of S0's list (S0, its one-swaps and every block's greedy member, scored
-    exactly) and, for k >= 3, each block's Gershgorin count; a count above max_candidates raises
-    SolverError at once (from the final centre the list, hence the threshold, is usually the
-    same or better; the real count is checked again there)."""
+    for k >= 3, each block's Gershgorin count at the threshold of S0's list (S0, its one-swaps
+    and the greedy members of the blocks with 2..k swaps, scored exactly); a count above
+    max_candidates raises SolverError at once. Only buckets <= k enter bucket k's threshold, as
+    in the certification, whose list at bucket k holds all of these: from the same centre its
+    threshold is never higher, so the precheck never refuses what it would certify (up to
+    rounding; from another final centre it may; the real count is checked again there)."""
     p = X.shape[1]
     K = min(s, p - s)
     if K < 3:
@@ -1522,16 +1524,14 @@ def _precheck(X, y, r, cuts, S0, s, R, max_candidates, budget: float = _BUDGET):
     P1 = one_swap_supports(S0[0], p)
     L, vL = _merge_top(S0, sc(S0), P1, sc(P1), R)
     rho0, margin = _cuts_rho0(cuts), 1e-9 * cuts.yy + 1e-12
-    blocks = {k: list(_swap_blocks(cuts.G, cuts.b, cuts.yy, S0[0], k, budget, rho0))
-              for k in range(2, K + 1)}
-    G0 = np.concatenate([_block_greedy(U, out, lb, pr, k) for k in blocks
-                         for U, out, lb, _, pr in blocks[k]])
-    L, vL = _merge_top(L, vL, G0, sc(G0), R)
-    if len(vL) < R:
-        return
-    thr = float(vL[-1]) + margin
-    for k in range(3, K + 1):
-        for U, out, lb, _, pr in blocks[k]:
+    for k in range(2, K + 1):
+        blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, S0[0], k, budget, rho0))
+        G0 = np.concatenate([_block_greedy(U, out, lb, pr, k) for U, out, lb, _, pr in blocks])
+        L, vL = _merge_top(L, vL, G0, sc(G0), R)
+        if k < 3 or len(vL) < R:
+            continue
+        thr = float(vL[-1]) + margin
+        for U, out, lb, _, pr in blocks:
             g = pr.rss - lb
             fac = 1 - (k - 1) * pr.candidate_max_rho(g, k, thr)
             if fac <= 0 or not np.all(np.isfinite(g)):
