@@ -340,6 +340,8 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
     return U + np.swapaxes(np.triu(U, 1), -1, -2)
 
 # %% ../nbs/14_boosted_adassp.ipynb #0767fedd
+from scipy import special
+
 RIDGE_RULES = ("adassp", "tang", "seed")  # the ridge rules of the `ridge` parameter
 
 
@@ -377,7 +379,8 @@ def ridge_from_release(
             z, c = 1.96, 1.96 * math.sqrt(d)
         else:
             rho = check_in_range(rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)
-            z, c = float(stats.norm.isf(rho)), 2 * math.sqrt(d) + 2 * math.sqrt(-math.log(rho))
+            z = float(-special.ndtri(rho))              # = stats.norm.isf(rho), bit for bit
+            c = 2 * math.sqrt(d) + 2 * math.sqrt(-math.log(rho))
         out = np.maximum(0.0, c * sigma_gram - np.maximum(0.0, lam - z * sigma_lmin))
     return float(out) if out.ndim == 0 else out
 
@@ -556,8 +559,9 @@ def _clipped_gradient(Xc, y, theta, clip_r):
 def _boost_single(Xc, y, A, sigma_round, n_rounds, eta, clip_r, g):
     "One run's T rounds, the system factored once (Cholesky if positive definite, else inverted)."
     try:
-        fac = linalg.cho_factor(A, lower=True, check_finite=False)
-        solve = lambda v: linalg.cho_solve(fac, v, check_finite=False)
+        c, low = linalg.cho_factor(A, lower=True, check_finite=False)
+        potrs = linalg.get_lapack_funcs("potrs", (c,))   # cho_solve's own LAPACK call, without
+        solve = lambda v: potrs(c, v, lower=low)[0]       # its per-call checks (T calls)
     except linalg.LinAlgError:
         Ainv = _system_inverse(A[None])[0][0]
         solve = lambda v: Ainv @ v

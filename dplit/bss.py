@@ -500,8 +500,9 @@ def _check_scale(X, y, r, loss: str = "squared") -> None:
     y'y + 2 r ||X'y|| + r^2 ||X||_F^2 in absolute value (||beta|| <= r, lambda_max(G_S) <=
     trace G); hinge loss: margins are at most r max_i ||x_i|| and the dual's w = X'(y alpha)
     has ||w||^2 <= n ||X||_F^2. If that bound overflows, some score or cut would be inf or NaN."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        F = float(np.sum(X * X))
+    with np.errstate(over="ignore", invalid="ignore"):       # ||X||_F^2 in row blocks of at
+        step = max(1, 2**22 // max(1, X.shape[1]))             # most 32 MB: no copy of X
+        F = sum(float(np.sum(X[i:i + step] ** 2)) for i in range(0, len(X), step))
         if loss == "squared":
             big = float(y @ y) + 2 * r * float(np.linalg.norm(X.T @ y)) + r * r * F
         else:
@@ -515,6 +516,17 @@ def _check_scale(X, y, r, loss: str = "squared") -> None:
                          "y (or use a smaller r)")
 
 # %% ../nbs/50_bss.ipynb #bb5264b1
+def _check_support_rows(S, p: int) -> None:
+    "`_as_support` on every row of S, at once when all are valid (else the first bad row raises)."
+    ok = S.ndim == 2 and S.size > 0 and S.dtype.kind in "iu"
+    if ok:
+        Ss = np.sort(S, axis=1)
+        ok = Ss[:, 0].min() >= 0 and Ss[:, -1].max() < p and not np.any(Ss[:, 1:] == Ss[:, :-1])
+    if not ok:
+        for row in S:
+            _as_support(row, p, "supports")
+
+
 def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool = False):
     """Exact scores R(S, D) (Eq 4; App C for the hinge loss) of many supports.
 
@@ -552,8 +564,7 @@ def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool
     r = check_positive(r, "r")
     _check_scale(X, y, r, loss)
     S = np.atleast_2d(np.asarray(supports))
-    for row in S:
-        _as_support(row, X.shape[1], "supports")
+    _check_support_rows(S, X.shape[1])
     if loss == "squared":
         v, g = _squared_scores(X, y, np.sort(S, axis=1), r)
     else:

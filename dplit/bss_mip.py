@@ -699,6 +699,7 @@ def kswap_bounds(G, b, yy, center, k: int):
 
 # %% ../nbs/51_bss_mip.ipynb #i25s01cd
 import logging
+import sys
 
 import numba
 
@@ -800,37 +801,142 @@ def _rho_band_max(G, out, W, GoU, a, e, q, fin, mx):
     return mx
 
 
+@numba.njit(cache=True, error_model="numpy")
+def _max_corr(G):
+    "Largest |G_ij| / sqrt(G_ii G_jj) over i < j (pairs with a zero column count as 0)."
+    p = G.shape[0]
+    d = np.empty(p)
+    for i in range(p):
+        d[i] = 1.0 / np.sqrt(G[i, i]) if G[i, i] > 0 else 0.0
+    mx = 0.0
+    for i in range(p):
+        for j in range(i + 1, p):
+            v = abs(G[i, j]) * d[i] * d[j]
+            if v > mx:
+                mx = v
+    return mx
+
+
+def _cuts_rho0(cuts) -> float:
+    "`_max_corr` of the cuts' X'X, computed once per cut generator (freed with it)."
+    if getattr(cuts, "_rho0", None) is None:
+        cuts._rho0 = float(_max_corr(np.ascontiguousarray(cuts.G)))
+    return cuts._rho0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _pair_rows(G, out, W, GoU, rows, in_rows, t, t2, q, free, tau, rss, thr, I, J, L, cnt):
+    """The pairs of `_pair_band` that a screen keeps, each once and oriented as there (row = the
+    smaller index): every pair with a member in `rows` except pairs of two `free` columns with
+    t2_i + t2_j < tau; the same outputs as `_pair_band` (pairs unsorted)."""
+    best, bi, bj = np.inf, -1, -1
+    cap = len(I)
+    for r in range(len(rows)):
+        i0 = rows[r]
+        for j0 in range(len(out)):
+            if j0 == i0 or (in_rows[j0] and j0 < i0):
+                continue                           # the pair's other row scans it
+            if free[i0] and free[j0] and t2[i0] + t2[j0] < tau:
+                continue
+            i, j = (i0, j0) if i0 < j0 else (j0, i0)
+            rho = _pair_rho(G, out, W, GoU, q, i, j)
+            ti, tj = t[i], t[j]
+            den = 1 - rho * rho
+            g = (ti * ti + tj * tj - 2 * rho * (ti * tj)) / den
+            if not np.isfinite(g) or den < 1e-8:
+                g = np.inf
+            lb = rss - g
+            if bi < 0 or lb < best:
+                best, bi, bj = lb, i, j
+            if lb <= thr:
+                if cnt < cap:
+                    I[cnt], J[cnt], L[cnt] = i, j, lb
+                cnt += 1
+    return best, bi, bj, cnt
+
+
 class _PairScan:
-    """The k = 2 pair bounds of one dropped set, computed band by band by a compiled loop that
-    keeps only what is asked for (see above).
+    """The pair bounds of one dropped set, computed band by band by a compiled loop that keeps
+    only what is asked for (see above). With `rho0` (the largest |correlation| of two columns of
+    X'X) a threshold first screens the pairs: |rho_ij| <= rho_bar (below) gives
+    gain_ij <= (t_i^2 + t_j^2) / (1 - rho_bar), so a pair with t_i^2 + t_j^2 below
+    (rss - threshold)(1 - rho_bar) cannot pass and is never computed.
 
     Parameters
     ----------
     G, rss, t, a2, W, GoU, out : the block's statistics (`_base_stats`)
     budget : bytes that bound a band's height (`_band_rows`)
+    rho0 : `_max_corr(G)`, or None (no screening)
     """
 
-    def __init__(self, G, rss, t, a2, W, GoU, out, budget):
+    def __init__(self, G, rss, t, a2, W, GoU, out, budget, rho0=None):
         m = len(out)
         self.G, self.rss, self.out = G, float(rss), np.ascontiguousarray(out, np.int64)
         self.t = np.ascontiguousarray(t, float)
+        self.a2 = np.ascontiguousarray(a2, float)
         with np.errstate(divide="ignore"):
-            self.q = 1.0 / np.sqrt(np.ascontiguousarray(a2, float))   # inf where a2 = 0
+            self.q = 1.0 / np.sqrt(self.a2)        # inf where a2 = 0
         self.W = np.zeros((m, 0)) if W is None else np.ascontiguousarray(W, float)
         self.GoU = np.zeros((m, 0)) if GoU is None else np.ascontiguousarray(GoU, float)
         self.rows = _band_rows(m, budget)
+        self.rho0 = rho0
 
     def _args(self):
         return self.G, self.out, self.W, self.GoU
 
+    def rho_bound(self, cols):
+        """An upper bound on |rho_ij| over the pairs of the columns in `cols` (a mask), or None.
+        With u_i = G_ii / a2_i >= 1, Cauchy-Schwarz on the projections onto the span of U gives
+        |M_ij| <= rho0 sqrt(G_ii G_jj) + sqrt((G_ii - a2_i)(G_jj - a2_j)), hence
+        |rho_ij| <= rho0 sqrt(u_i u_j) + sqrt((u_i - 1)(u_j - 1)), increasing in u_i and u_j:
+        its value at the two largest u bounds every pair (plus 1e-6 for rounding)."""
+        if self.rho0 is None or np.count_nonzero(cols) < 2:
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = np.diag(self.G)[self.out[cols]] / self.a2[cols]
+        if not np.all(np.isfinite(u)):
+            return None
+        u1, u2 = np.sort(np.maximum(u, 1.0))[-2:][::-1]
+        rb = self.rho0 * math.sqrt(u1 * u2) + math.sqrt((u1 - 1) * (u2 - 1)) + 1e-6
+        return rb if rb < 0.9 else None
+
+    def _screen(self, thr):
+        """(rows to scan, their mask, t^2, the free mask, tau) of the screen at threshold thr, or
+        None when it would not save most of the work."""
+        need, m = self.rss - thr, len(self.out)
+        free = np.isfinite(self.t)
+        rb = self.rho_bound(free) if need > 0 else None
+        if rb is None:
+            return None
+        t2 = self.t * self.t
+        tau = need * (1 - rb) * (1 - 1e-6)         # pairs of free columns need t2_i + t2_j >= tau
+        in_rows = ~free | (t2 >= tau - np.max(t2[free]))
+        rows = np.flatnonzero(in_rows)
+        if len(rows) > m // 8:
+            return None
+        return rows, in_rows, t2, free, tau
+
     def scan(self, threshold=None, max_candidates: int = 2**40, clock=None):
         """One pass: (greedy pair (i, j), smallest off-diagonal bound, pairs i < j with bound <=
         threshold as an int array (m, 2) in row order, their bounds); no pairs when threshold is
-        None. More than max_candidates pairs raise SolverError."""
+        None. More than max_candidates pairs raise SolverError. With a threshold the greedy pair
+        is the best of the pairs the screen keeps (None when it keeps none)."""
         m = len(self.out)
         use = threshold is not None
         size = min(int(max_candidates) + 1, m * (m - 1) // 2) if use else 0
         I, J, L = np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size)
+        scr = self._screen(float(threshold)) if use else None
+        if scr is not None:
+            rows, in_rows, t2, free, tau = scr
+            _tick(clock)
+            v, i, j, cnt = _pair_rows(*self._args(), rows, in_rows, self.t, t2, self.q, free,
+                                      tau, self.rss, float(threshold), I, J, L, 0)
+            if cnt > max_candidates:
+                raise SolverError(f"certification: more than max_candidates = "
+                                  f"{max_candidates} candidates in one block{_ADVICE}")
+            o = np.lexsort((J[:cnt], I[:cnt]))         # row order, as the full scan
+            where = (int(i), int(j)) if i >= 0 else None
+            return where, float(v), np.column_stack([I[o], J[o]]), L[o]
         best, where, cnt = np.inf, None, 0
         for a in range(0, m, self.rows):
             _tick(clock)
@@ -852,6 +958,18 @@ class _PairScan:
             mx = _rho_band_max(*self._args(), a, min(m, a + self.rows), self.q, fin, mx)
         return float(mx)
 
+    def candidate_max_rho(self, g, k, threshold):
+        """A max |rho| for Gershgorin's bound that holds for every k-set whose bound can be <=
+        threshold: the exact maximum over the columns that `rho_bound`'s looser factor admits
+        (the sets outside them are cut by that looser, valid bound), else over all finite ones."""
+        fin = np.isfinite(g)
+        rb = self.rho_bound(fin)
+        cols = fin
+        if rb is not None and 1 - (k - 1) * rb > 0:
+            need = (self.rss - threshold) * (1 - (k - 1) * rb)
+            cols = fin & (g >= need - np.sort(g)[::-1][: k - 1].sum())
+        return self.max_abs_rho(cols) if np.count_nonzero(cols) > 1 else 0.0
+
 
 def _warm_kernels():
     "Compile (or load) the scans on a 2 x 2 problem, so that no clock ever times the compiler."
@@ -859,11 +977,17 @@ def _warm_kernels():
     p = _PairScan(G, 1.0, np.ones(2), np.ones(2), None, None, np.arange(2), _BUDGET)
     p.scan(0.0)
     p.max_abs_rho(np.ones(2, bool))
+    _max_corr(G)
+    z = np.zeros(1, np.int64)
+    _pair_rows(*p._args(), z, np.ones(2, bool), p.t, p.t, p.q, np.ones(2, bool), 0.0, 1.0, 0.0,
+               z, z, np.zeros(1), 0)
 
 
-def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
+def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET, rho0=None):
     """`kswap_bounds` in bounded memory: yields (U, out, bounds, max |rho|, pairs) per dropped set,
-    with bounds = None and pairs a `_PairScan` for k = 2, pairs = None otherwise."""
+    with bounds = None and pairs a `_PairScan` for k = 2, bounds rss - t^2, max |rho| = None and
+    pairs a `_PairScan` for k >= 3 (the caller asks it for the max |rho| it needs), pairs = None
+    for k = 1. `rho0` (`_max_corr(G)`) lets the scans screen."""
     center = np.asarray(sorted(center), dtype=np.int64)
     out = np.setdiff1d(np.arange(len(b)), center)
     for A in combinations(range(len(center)), k):
@@ -874,13 +998,8 @@ def _swap_blocks(G, b, yy, center, k: int, budget: float = _BUDGET):
         if k == 1:
             yield U, out, rss - t * t, None, None
             continue
-        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget)
-        if k == 2:
-            yield U, out, None, None, pairs
-        else:
-            fin = np.isfinite(t)                  # columns with t = inf are always kept
-            mx = pairs.max_abs_rho(fin) if fin.sum() > 1 else 0.0
-            yield U, out, rss - t * t, mx, None
+        pairs = _PairScan(G, rss, t, a2, W, GoU, out, budget, rho0)
+        yield U, out, (None if k == 2 else rss - t * t), None, pairs
 
 
 def _pair_supports(U, out, B, L):
@@ -909,21 +1028,34 @@ def _peak_rss(reset: bool = False) -> float:
         return math.nan
 
 
+_PROGRESS_AFTER = [5.0]   # seconds into a search after which its phases print a line on stderr
+
+
 class _phase:
     """`with _phase(stats, name)`: the phase's seconds into stats[name + "_s"] (and its peak
-    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end."""
+    resident memory into stats[name + "_peak_bytes"] when tracked), with a log line at its end.
+    Once the search (the first phase on `stats`) has run `_PROGRESS_AFTER[0]` seconds, each
+    phase's start and end also go to stderr, one line each: progress for the long searches."""
 
     def __init__(self, st, name):
         self.st, self.name = st, name
+
+    def _progress(self, what):
+        t = time.perf_counter() - self.st["_t0"]
+        if t >= _PROGRESS_AFTER[0]:
+            print(f"dplit MIPSearch [{t:6.1f} s] {self.name} {what}", file=sys.stderr, flush=True)
 
     def __enter__(self):
         if _TRACK_MEMORY[0]:
             _peak_rss(reset=True)
         self.t = time.perf_counter()
+        self.st.setdefault("_t0", self.t)
+        self._progress("...")
         return self
 
     def __exit__(self, *exc):
         dt = time.perf_counter() - self.t
+        self._progress(f"{'failed' if exc[0] else 'done'} in {dt:.1f} s")
         self.st[f"{self.name}_s"] = self.st.get(f"{self.name}_s", 0.0) + dt
         if _TRACK_MEMORY[0]:
             self.st[f"{self.name}_peak_bytes"] = _peak_rss()
@@ -1052,13 +1184,20 @@ def _score_in_order(G, b, yy, X, y, r, C, LB, M, vM, R, margin, chunk: int = 200
 # %% ../nbs/51_bss_mip.ipynb #ccf4aab9
 def _merge_top(sup_a, v_a, sup_b, v_b, R):
     """Top R of the union of two scored lists (duplicates dropped), best first; ties broken
-    lexicographically."""
+    lexicographically. (As `np.unique(axis=0)` then a stable sort by score, by a stable lexsort;
+    a full list `sup_a` that every new score exceeds comes back as it is.)"""
+    if len(v_a) == R and len(v_b) and np.min(v_b) > v_a[-1]:
+        return sup_a, v_a                           # nothing new can enter (sup_a is merged)
     S = np.concatenate([sup_a, sup_b])
     v = np.concatenate([v_a, v_b])
-    S, idx = np.unique(S, axis=0, return_index=True)  # lexicographic order
-    v = v[idx]
+    o = np.lexsort(S.T[::-1])                       # lexicographic, first occurrences first
+    S, v = S[o], v[o]
+    keep = np.ones(len(S), bool)
+    keep[1:] = np.any(S[1:] != S[:-1], axis=1)
+    S, v = S[keep], v[keep]
     o = np.argsort(v, kind="stable")[:R]
     return S[o], v[o]
+
 
 # %% ../nbs/51_bss_mip.ipynb #s0019c1d
 class _MIPSearchParams(SearchBackend):
@@ -1115,8 +1254,9 @@ class _MIPSearchParams(SearchBackend):
 class _MIPSearchBest(_MIPSearchParams):
     __doc__ = _MIPSearchParams.__doc__
 
-    def best_support(self, X, y, s, *, r, stats=None):
-        "The best support (certified by OA up to tol * y'y) and the cut generator."
+    def best_support(self, X, y, s, *, r, stats=None, precheck=None):
+        """The best support (certified by OA up to tol * y'y) and the cut generator;
+        `precheck(S0, cuts)`, if given, runs on the warm start before the OA."""
         st = {} if stats is None else stats
         with _phase(st, "setup"):
             cuts = self._cuts(X, y, r)
@@ -1125,6 +1265,9 @@ class _MIPSearchBest(_MIPSearchParams):
             S0 = (iht_warm_start(cuts.G, cuts.b, s) if self.warm_start == "iht"
                   else tuple(np.argsort(-np.abs(cuts.b), kind="stable")[:s].tolist()))
             v, g, sc = cuts.cut(S0)
+        if precheck is not None:
+            with _phase(st, "precheck"):
+                precheck(S0, cuts)
         # n < p: X'X is singular, d = 0, and the cuts seldom prove optimality: a short run
         limit = self.time_limit if cuts.d > 0 else min(self.time_limit, self.oa2_time)
         with _phase(st, "oa"):
@@ -1140,6 +1283,13 @@ class _MIPSearchBest(_MIPSearchParams):
         return S1, v1, cuts, master
 
 # %% ../nbs/51_bss_mip.ipynb #s0059c1d
+def _block_greedy(U, out, lb, pairs, k):
+    "A k-swap support of one block from its k largest single-column gains t^2 (no pair scan)."
+    g = lb if k != 2 else pairs.rss - pairs.t ** 2      # rss - t_i^2 per column
+    B = np.argsort(g, kind="stable")[:k]
+    return np.sort(np.concatenate([U, out[B]]))[None, :]
+
+
 def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candidates,
                    budget: float = _BUDGET, clock=None):
     """Merge into the scored list (L, vL) every k-swap support of `center` that can enter its top R.
@@ -1147,14 +1297,23 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
     within `budget` bytes; `clock` (a _Clock) bounds the time."""
     n_scored = 0
     sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
-    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+    rho0 = _cuts_rho0(cuts)
+    blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, rho0))
+    # every block's greedy member first (its k largest single-column gains t^2), scored exactly:
+    # the threshold falls before any block is scanned, whichever block holds the best supports
+    G0 = np.concatenate([_block_greedy(U, out, lb, pairs, k) for U, out, lb, _, pairs in blocks])
+    L, vL = _merge_top(L, vL, G0, sc(G0), R)
+    if len(vL) == R:
+        theta = min(theta, vL[-1])
+    for U, out, lb, _, pairs in blocks:
         _tick(clock)
         if k == 2:
             once = bool(np.isfinite(theta))   # else a greedy pass first, then the pairs
             ij, _, B, LB = pairs.scan(theta + margin if once else None, max_candidates,
                                       clock)
-            g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
-            L, vL = _merge_top(L, vL, g0, sc(g0), R)
+            if ij is not None:                # None: the screen kept no pair
+                g0 = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+                L, vL = _merge_top(L, vL, g0, sc(g0), R)
             if len(vL) == R:
                 theta = min(theta, vL[-1])
             if once:                          # the threshold only fell: a subset of the pairs
@@ -1168,6 +1327,7 @@ def _certify_swaps(X, y, r, cuts, center, k, L, vL, R, theta, margin, max_candid
             L, vL = _merge_top(L, vL, g0, sc(g0), R)
             if len(vL) == R:
                 theta = min(theta, vL[-1])
+            mx = None if k == 1 else pairs.candidate_max_rho(pairs.rss - lb, k, theta + margin)
             C, LB = _block_candidates(cuts.G, cuts.b, cuts.yy, U, out, lb, mx, k, theta, margin,
                                       max_candidates)
         L, vL, m = _score_in_order(cuts.G, cuts.b, cuts.yy, X, y, r, C, LB, L, vL, R, margin,
@@ -1277,32 +1437,77 @@ def _ill_conditioned(G, b, yy, U, out, limit=1e4):
 def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
     """(greedy member, its exact score, lower bound) for the bucket with exactly k swaps, from the
     Gershgorin bound of each dropped set (see above); pair bounds within `budget` bytes."""
-    best_S, best_v, low = None, np.inf, np.inf
-    for U, out, lb, mx, pairs in _swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget):
+    best_S, best_v, low, lows = None, np.inf, np.inf, []
+    blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, center, k, budget, _cuts_rho0(cuts)))
+    for U, out, lb, _, pairs in blocks:          # the greedy members first: best_v is final
         if k == 2:
             ij, lb2, _, _ = pairs.scan()
             S = np.sort(np.concatenate([U, out[list(ij)]]))[None, :]
+            lows.append(lb2)
         else:
             S = _greedy_support(U, out, lb, k)
         v = float(_squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0][0])
         if v < best_v:
             best_S, best_v = S[0], v
+    for (U, out, lb, _, pairs), lb2 in zip(blocks, lows if k == 2 else [None] * len(blocks)):
         if k <= 2:                                # exact_up_to < 2: the exact OLS bounds
             low = min(low, float(np.min(lb)) if k == 1 else lb2)
             continue
         if _ill_conditioned(cuts.G, cuts.b, cuts.yy, U, out):
             low = -np.inf                         # float error could exceed gamma: no bound
             continue
-        fac = 1 - (k - 1) * mx
         rss = _rss_of(cuts.G, cuts.b, cuts.yy, U)
+        # the largest |rho| among the columns of the sets that may score below best_v (an upper
+        # bound on the bucket's minimum; `_PairScan.candidate_max_rho`): the other sets score
+        # above it, so the block's minimum is >= min(best_v, Gershgorin's bound with that rho)
+        mx = pairs.candidate_max_rho(rss - lb, k, best_v + 1e-9 * cuts.yy + 1e-12)
+        fac = 1 - (k - 1) * mx
         g = np.sort(rss - lb)[::-1]               # the single-column gains t_j^2
-        low = min(low, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
+        low = min(low, best_v, rss - g[:k].sum() / fac if fac > 0 else -np.inf)
     # Gershgorin says nothing: 0. (The OLS fit on all columns is no safer: X'X's pseudo-inverse
     # drops near-collinear directions that the ball still uses, and as it lies below the centre's
     # score, bucket_gap refines such a bucket anyway.)
     return best_S, best_v, max(low, 0.0) if np.isfinite(low) else 0.0
 
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
+def _precheck(X, y, r, cuts, S0, s, R, max_candidates, budget: float = _BUDGET):
+    """The certification's size estimated from the warm start S0, before the outer approximation:
+    for k >= 3, each block's Gershgorin count at the threshold of S0's list (S0, its one-swaps
+    and the greedy members of the blocks with 2..k swaps, scored exactly); a count above
+    max_candidates raises SolverError at once. Only buckets <= k enter bucket k's threshold, as
+    in the certification, whose list at bucket k holds all of these: from the same centre its
+    threshold is never higher, so the precheck never refuses what it would certify (up to
+    rounding; from another final centre it may; the real count is checked again there)."""
+    p = X.shape[1]
+    K = min(s, p - s)
+    if K < 3:
+        return
+    sc = lambda S: _squared_scores(X, y, S, r, G=cuts.G, b=cuts.b)[0]
+    S0 = np.array([sorted(S0)])
+    P1 = one_swap_supports(S0[0], p)
+    L, vL = _merge_top(S0, sc(S0), P1, sc(P1), R)
+    rho0, margin = _cuts_rho0(cuts), 1e-9 * cuts.yy + 1e-12
+    for k in range(2, K + 1):
+        blocks = list(_swap_blocks(cuts.G, cuts.b, cuts.yy, S0[0], k, budget, rho0))
+        G0 = np.concatenate([_block_greedy(U, out, lb, pr, k) for U, out, lb, _, pr in blocks])
+        L, vL = _merge_top(L, vL, G0, sc(G0), R)
+        if k < 3 or len(vL) < R:
+            continue
+        thr = float(vL[-1]) + margin
+        for U, out, lb, _, pr in blocks:
+            g = pr.rss - lb
+            fac = 1 - (k - 1) * pr.candidate_max_rho(g, k, thr)
+            if fac <= 0 or not np.all(np.isfinite(g)):
+                continue                          # counted by the certification itself
+            need = (pr.rss - thr) * fac
+            cnt = math.comb(int(np.sum(g >= need - np.sort(g)[::-1][: k - 1].sum())), k)
+            if cnt > max_candidates:
+                raise SolverError(
+                    f"certification would need about {cnt} candidates in bucket k = {k} "
+                    f"(> max_candidates = {max_candidates}; estimated from the warm start, "
+                    f"before the outer approximation){_ADVICE}")
+
+
 class MIPSearch(_MIPSearchCertify):
     """Search backend for best-subset selection at large p (squared loss), by integer programming.
 
@@ -1316,8 +1521,10 @@ class MIPSearch(_MIPSearchCertify):
 
     With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
     beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
-    the logger "dplit.bss_mip" and timed in `last_stats_`. Solver output is hidden unless
-    `dplit.bss.solver_verbose(True)`.
+    the logger "dplit.bss_mip" and timed in `last_stats_`; once a search has run 5 s, each phase
+    also prints one progress line on stderr. Before the outer approximation, the certification's
+    size is estimated from the warm start, and a count above max_candidates fails at once. Solver
+    output is hidden unless `dplit.bss.solver_verbose(True)`.
 
     Parameters
     ----------
@@ -1366,11 +1573,16 @@ class MIPSearch(_MIPSearchCertify):
         R = check_int(R, "R", low=1, high=math.comb(X.shape[1], s))
         st = {}
         self.last_stats_ = st
-        S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st)
-        v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
-        L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
-        with _phase(st, "rescore"):
-            v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the final list
+        pre = lambda S0, cuts: _precheck(X, y, r, cuts, S0, s, R, self.max_candidates,
+                                         self.memory_budget)
+        try:
+            S1, v1, cuts, master = self.best_support(X, y, s, r=r, stats=st, precheck=pre)
+            v1 = float(_squared_scores(X, y, np.array([S1]), r, G=cuts.G, b=cuts.b)[0][0])
+            L, _ = self._certify(X, y, s, R, r, S1, v1, cuts, master, st)
+            with _phase(st, "rescore"):
+                v = support_scores(X, y, L, r=r)  # the public exact scorer, once, on the list
+        finally:
+            st.pop("_t0", None)                   # the progress clock
         st["list_two_plus_swaps"] = int(np.sum(s - np.isin(L, S1).sum(1) >= 2))
         return L, v
 
@@ -1414,15 +1626,18 @@ class MIPSearch(_MIPSearchCertify):
         takes the minimum over buckets >= k of both."""
         X, y, s, r, center = self._bucket_setup(X, y, s, center, r, loss, rule)
         cuts, K = self._cuts(X, y, r), min(s, X.shape[1] - s)
-        margin, rows, up, lo = 1e-9 * cuts.yy + 1e-12, [center], [], []
+        margin, rows, up, lo, st = 1e-9 * cuts.yy + 1e-12, [center], [], [], {}
         for k in range(1, K + 1):
-            if k <= exact_up_to:
-                S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
-                                       self.oa_tol, self.oa2_time, margin, self.max_candidates,
-                                       self.memory_budget, self.certify_time)
-                low = None
-            else:
-                S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k, self.memory_budget)
+            with _phase(st, f"bucket {k} bounds"):
+                if k <= exact_up_to:
+                    S, v = _bucket_minimum(X, y, s, r, cuts, center, k, [k], "exact", self.tol,
+                                           self.oa_tol, self.oa2_time, margin,
+                                           self.max_candidates, self.memory_budget,
+                                           self.certify_time)
+                    low = None
+                else:
+                    S, v, low = _far_bucket_bounds(X, y, r, cuts, center, k,
+                                                   self.memory_budget)
             rows.append(tuple(S))
             lo.append(low)
         rows = np.array(rows, dtype=np.int64)
@@ -1442,9 +1657,10 @@ class MIPSearch(_MIPSearchCertify):
         if k == 0 and rule == "exact":
             return np.array(center), float(support_scores(X, y, [center], r=r)[0])
         ks = range(k, K + 1) if rule == "at_least" else [k]
-        S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
-                               self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
-                               self.memory_budget, self.certify_time)
+        with _phase({}, f"bucket {k} minimum"):
+            S, _ = _bucket_minimum(X, y, s, r, cuts, center, k, ks, rule, self.tol, self.oa_tol,
+                                   self.oa2_time, 1e-9 * cuts.yy + 1e-12, self.max_candidates,
+                                   self.memory_budget, self.certify_time)
         return np.array(S), float(support_scores(X, y, [S], r=r)[0])
 
 # %% ../nbs/51_bss_mip.ipynb #b976d8c0
@@ -1950,7 +2166,7 @@ def bench_top_r(full: bool = False) -> dict:
     return dict(table=df.to_string() + note, numbers=numbers)
 
 # %% ../nbs/51_bss_mip.ipynb #i25b01cd
-_SCALE_PHASES = ("setup", "warm_start", "oa", "one_swap", "oa2", "certify", "rescore")
+_SCALE_PHASES = ("setup", "warm_start", "precheck", "oa", "one_swap", "oa2", "certify", "rescore")
 
 
 def _scale_case(n: int, p: int, s: int = 5, seed: int = 0) -> dict:

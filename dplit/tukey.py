@@ -1154,6 +1154,9 @@ def verify_step_exact_1d(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/13_tukey.ipynb #ab936a54
+import numba
+
+
 def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
     r"""A private lower bound on the number of rows, $\varepsilon$-DP under add/remove of one row.
 
@@ -1212,9 +1215,14 @@ def inside_out_permutation(n: int, rng=None) -> np.ndarray:
     numpy.ndarray of int64, shape (n,)
     """
     n = check_int(n, "n", low=0)
-    u = as_rng(rng).random(n)
-    a = np.empty(n, dtype=np.int64)
-    for i in range(n):
+    return _inside_out(as_rng(rng).random(n))
+
+
+@numba.njit(cache=True)
+def _inside_out(u):
+    "The shuffle's loop, compiled: slot j = floor(u_i (i + 1)) for row i (one pass, O(n))."
+    a = np.empty(len(u), dtype=np.int64)
+    for i in range(len(u)):
         j = int(u[i] * (i + 1))
         a[i] = a[j]
         a[j] = i

@@ -80,9 +80,10 @@ def test_pair_scan_equals_dense_bounds(seed, budget, n, p, s):
 def test_streamed_rho_max_equals_dense(k):
     X, y, G, b, yy = _gram(60, 25, 5, 3)
     center = (1, 3, 5, 7, 9)
-    for (U, out, lb, mx), (_, _, lb2, mx2, _) in zip(kswap_bounds(G, b, yy, center, k),
-                                                    M._swap_blocks(G, b, yy, center, k, 64 * 5)):
+    for (U, out, lb, mx), (_, _, lb2, _, pairs) in zip(kswap_bounds(G, b, yy, center, k),
+                                                      M._swap_blocks(G, b, yy, center, k, 64 * 5)):
         assert np.array_equal(lb, lb2)
+        mx2 = pairs.max_abs_rho(np.isfinite(lb2))
         assert mx2 == pytest.approx(mx, rel=1e-12, abs=1e-15)
 
 
