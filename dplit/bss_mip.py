@@ -1851,7 +1851,7 @@ class _HingeOABase(SearchBackend):
 
     name = "hinge_oa"
 
-    def __init__(self, *, tol: float = 1e-9, time_limit: float = 600.0):
+    def __init__(self, *, tol: float = 1e-9, time_limit: float = 30.0):
         self.tol = check_positive(tol, "tol")
         self.time_limit = _check_time_limit(time_limit)
         self._last = (None, None)
@@ -1973,8 +1973,10 @@ class HingeOASearch(_HingeOABuckets):
     tol : float, default 1e-9
         Absolute tolerance of every OA solve (scores lie in [0, 1]); the default is the public
         score tolerance of the mechanisms' chapter, so a bucket minimum is exact to it.
-    time_limit : float, default 600.0
-        Seconds per OA solve (exceeding it raises SolverError).
+    time_limit : float, default 30.0
+        Seconds per OA solve (exceeding it raises SolverError at once, before anything is
+        released); a search makes one solve per listed support, so state a larger limit for
+        large p rather than wait.
 
     Raises
     ------
