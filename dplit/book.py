@@ -1082,8 +1082,8 @@ _PROSE_REF = re.compile(
     + _SURNAME + r"(?:\s+[A-Z][\w-]*)?|\s+et\s+al\.)?)(?P<poss>'s)?"
     r"(?:,?\s+\((?P<y1>\d{4})\)|,?\s+(?P<y2>\d{4})\b|\s+\((?P<y3>\d{4})(?=[,;]))"
     r"|(?P<cw>\b[Cc]hapter)\s+(?P<num>\d\d)\b"
-    r"|(?P<the>\b[Tt]he)\s+(?P<word>[A-Za-z][\w-]*)\s+chapter\b(?!s)"
     r"|(?P<the2>\b[Tt]he)\s+(?P<dir>previous|next)\s+chapter\b(?!s)"
+    r"|(?P<the>\b[Tt]he)\s+(?P<word>[A-Za-z][\w-]*)\s+chapter\b(?!s)"
     r"|(?P<cw2>\b[Cc]hapter)\s+\*(?P<title>[^*\n]+)\*")
 
 
