@@ -773,7 +773,7 @@ def test_screens_and_prose_share(seen):
 # Measured on this renderer (issue 22's linking pass): 640 API entries, 0 unanchored; 0 unlinked public names in the
 # prose (352 before the link pass), 361 linked; sideways overflow 0 at 1280 and 800 px (it was 0 before too: the
 # stylesheet already boxed wide tables and code). With compact API entries and every `#| exporti` cell folded, the
-# book measured 517 screens at 1280 px (608 before), prose + figures 53% (45% before); SCREENS_BUDGET is left as it is.
+# book measured 518 screens at 1280 px (608 before), prose + figures 53% (45% before); SCREENS_BUDGET is left as it is.
 # UNLINKED_BUDGET: code names in the prose that name a public object but are not links (see `public_names`, LINKS_JS).
 UNLINKED_BUDGET = 0
 
