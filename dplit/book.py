@@ -1049,6 +1049,8 @@ def resolve_name(text: str, links: dict, module: str = ""):
     t = t[:-2] if t.endswith("()") else t
     if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", t):
         return None
+    if t in links["modules"]:  # `dplit.audit` is the module (its chapter), not `audit` in it
+        return None
     index = links["index"]
     for q in (t, f"dplit.{t}"):
         if q in index:
@@ -1066,12 +1068,16 @@ def resolve_name(text: str, links: dict, module: str = ""):
 # %% ../nbs/05_book.ipynb #7a489bed
 _PROTECTED = re.compile(
     r"(?P<fence>^[ \t]*(?P<f>`{3,}|~{3,}).*?^[ \t]*(?P=f)[ \t]*$)"
+    r"|(?P<setext>^[^\n]*\S[^\n]*\n[ \t]{0,3}(?:=+|-+)[ \t]*$)"
+    r"|(?P<env>^[ \t]*\\begin\{(?P<e>[\w*]+)\}.*?\\end\{(?P=e)\})"
     r"|(?P<dmath>\$\$.+?\$\$)"
     r"|(?P<role>\{[\w:.+-]+\}`[^`]*`)"
     r"|(?P<code>(?<!`)`(?P<ctext>[^`\n]+)`(?!`))"
     r"|(?P<ticks>`{2,}.+?`{2,})"
     r"|(?P<math>(?<![\\\w$])\$(?:\\.|[^$\\])+?\$)"
-    r"|(?P<link>!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^)\n]*\))"
+    r"|(?P<link>!?\[(?:[^\[\]]|\[[^\[\]]*\])*\](?:\([^)\n]*\)|\[[^\]\n]*\]))"
+    r"|(?P<refdef>^[ \t]{0,3}\[[^\]\n]+\]:[^\n]*$)"
+    r"|(?P<url>\b(?:https?|ftp)://[^\s<>)\]]+|\bwww\.[^\s<>)\]]+)"
     r"|(?P<html><a\b.*?</a>|<[^>\n]+>)"
     r"|(?P<heading>^[ \t]*#{1,6}[ \t][^\n]*$)"
     r"|(?P<target>^\([^)\n]+\)=[ \t]*$)",

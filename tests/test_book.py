@@ -292,11 +292,11 @@ class Chromium:
                   deviceScaleFactor=1, mobile=False)
 
     def resize(self, width, height=900):
-        "Lay the open page out again at another window width."
+        """Lay the open page out again at another window width (no wait: the next evaluation lays the page out, and
+        OVERFLOW_JS lets resize handlers run before it measures)."""
         self.width = width
         self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height, deviceScaleFactor=1,
                   mobile=False)
-        time.sleep(0.2)
 
     def _read(self, timeout):
         end = time.time() + timeout
