@@ -8,7 +8,8 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'SubLassoSelector', 'TukeyRegressor', 'PTRFailed', 'BoostedAdaSSPRegressor', 'PrivateRegressionPipeline',
            'lipschitz_top_k', 'DPSISSelector', 'DPSparseGPRegressor', 'RadoBoostClassifier',
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
-           'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load']
+           'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
+           'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -17,7 +18,8 @@ __version__ = "0.1.0"
 
 # %% ../nbs/08_front_door.ipynb #cd9f6bfa
 _MODULES = {  # module -> the public names it gives to `from dplit import ...`
-    "core": ("PrivacySpend", "compose", "run_sweep"),
+    "core": ("PrivacySpend", "compose", "run_sweep", "make_pipeline",
+             "NonPrivatePreprocessingWarning"),
     "mechanisms": ("Release", "laplace_mechanism", "exponential_mechanism", "peel_top_k",
                    "gaussian_mechanism"),
     "discrete": ("discrete_laplace_mechanism", "discrete_gaussian_mechanism"),
@@ -29,7 +31,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "dpsis": ("DPSISSelector",),
     "dpgp": ("DPSparseGPRegressor",),
     "radoboost": ("RadoBoostClassifier", "AdaBoostExamplesClassifier"),
-    "dprados": ("dp_feat_rados",),
+    "dprados": ("dp_feat_rados", "DPRadoBoostClassifier"),
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
     "bss_baselines": ("samp_agg_select", "mcmc_select"),
@@ -45,7 +47,8 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "DPSISSelector", "DPSparseGPRegressor", "RadoBoostClassifier",
          "AdaBoostExamplesClassifier", "dp_feat_rados", "BestSubsetSelector", "ExhaustiveSearch",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
-         "mcmc_select", "load"]
+         "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
+         "DPRadoBoostClassifier"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

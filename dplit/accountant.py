@@ -193,12 +193,17 @@ class BudgetAccountant:
         BudgetExceededError
             If the charge would exceed the budget; nothing is charged.
         ValueError
-            If the spend's relation cannot be converted to the accountant's (rule 3).
+            If the spend's relation cannot be converted to the accountant's (rule 3), or the
+            accountant is a copy restored from a pickle.
         TypeError
             If `spend` is not a PrivacySpend or `label` not a str.
         """
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
+        if self.__dict__.get("_detached", False):
+            raise ValueError("accountant: this BudgetAccountant is a copy restored from a pickle "
+                             "(another process, or a saved model); charges to it would not reach "
+                             "the original: run searches with n_jobs=1, or pass a live accountant")
         charged = to_relation(spend, self.relation)
         if self.would_exceed(spend):
             left = self.remaining
@@ -240,9 +245,8 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         return self
 
-    def __reduce__(self):
-        raise TypeError("a BudgetAccountant cannot be pickled or sent to another process (the "
-                        "charges made there would be lost): run searches with n_jobs=1")
+    def __getstate__(self):
+        return {**self.__dict__, "_detached": True}  # restored copies refuse charges
 
 # %% ../nbs/08_accountant.ipynb #4040c44b
 def _plan_pure(est, d):
@@ -257,9 +261,14 @@ def _plan_bas(est, d):
 
 def _plan_tukey(est, d):
     from dplit.tukey import tukey_budget, tukey_spends
-    if est.n_tilde is not None or est.n_models is not None or est.paper_accounting:
+    from dplit.core import check_bool
+    if (est.n_tilde is not None or est.n_models is not None
+            or check_bool(est.paper_accounting, "paper_accounting")):
         return None  # a caller's n_tilde is charged by that caller; the paper's is not private
-    return tukey_spends(tukey_budget(est.epsilon, est.delta, est.n_share, est.eta))
+    bud = tukey_budget(est.epsilon, est.delta, est.n_share, est.eta)
+    if bud.eps_n == 0:  # the fit would refuse it: refused here, before the charge
+        raise ValueError("n_share must be > 0 when n_tilde is not given")
+    return tukey_spends(bud)
 
 
 def _plan_dpsis(est, d):
@@ -273,6 +282,17 @@ def _plan_dpgp(est, d):
                         "DPSparseGPRegressor", "substitute")
 
 
+def _plan_bss(est, d):
+    from dplit.bss import METHODS
+    if est.method not in METHODS:
+        return None
+    finite_t = not (isinstance(est.T, (float, np.floating)) and est.T == math.inf)
+    if est.method == "top_r" and finite_t:
+        return None  # finite T spends Theorem 1's epsilon' > epsilon, a function of n too
+    delta = check_delta(est.delta, positive=True) if est.method == "mistakes_ptr" else 0.0
+    return PrivacySpend(check_epsilon(est.epsilon), delta, "BestSubsetSelector", "substitute")
+
+
 _PLANS = {
     ("dplit.dpkendall", "DPKendallSelector"): _plan_pure,
     ("dplit.dpkendall", "SubLassoSelector"): _plan_pure,
@@ -280,6 +300,7 @@ _PLANS = {
     ("dplit.tukey", "TukeyRegressor"): _plan_tukey,
     ("dplit.dpsis", "DPSISSelector"): _plan_dpsis,
     ("dplit.dpgp", "DPSparseGPRegressor"): _plan_dpgp,
+    ("dplit.bss", "BestSubsetSelector"): _plan_bss,
 }
 
 # %% ../nbs/08_accountant.ipynb #30cf0270
@@ -335,7 +356,7 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         A dplit estimator (see `planned_spend`).
     X : array_like of shape (n, d)
         Data.
-    y : array_like of shape (n,) or None
+    y : array_like of shape (n,) or None, default None
         Target.
     label : str, default ''
         Ledger label; "fit" and the class name when empty.
@@ -353,6 +374,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         If the fit would exceed the budget (raised before the fit draws anything).
     TypeError
         If the estimator's spend cannot be planned, or `accountant` is not an accountant.
+    ValueError
+        If the estimator has an accountant of its own.
     RuntimeError
         If the fitted ``spend_`` differs from the charge.
     """
@@ -361,6 +384,11 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
                         f"{type(accountant).__name__}")
     if np.ndim(X) != 2:
         raise ValueError(f"X must be 2-D, got shape {np.shape(X)}")
+    if getattr(estimator, "accountant", None) is not None:
+        raise ValueError("estimator: it has its own accountant, which its fit charges; set "
+                         "accountant=None on it or do not wrap it (it would be charged twice)")
+    from dplit.core import check_private_pipeline
+    check_private_pipeline(estimator, stacklevel=3)  # a non-private step next to private ones warns
     plan = planned_spend(estimator, np.shape(X)[1])
     accountant.charge(plan, label or f"fit {type(estimator).__name__}")
     estimator.fit(X, y, **fit_params)
@@ -378,6 +406,14 @@ def _inner_has(name):
     return lambda self: hasattr(self.estimator, name)
 
 
+def _fit_label(est, prefix: str = "fit") -> str:
+    "A ledger label naming the estimator and its budget parameters (public)."
+    shown = {k: v for k, v in est.get_params(deep=False).items()
+             if k in ("epsilon", "delta", "k", "s", "n_rounds")}
+    tag = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items())
+    return f"{prefix} {type(est).__name__}({tag})"
+
+
 class Charged(MetaEstimatorMixin, BaseEstimator):
     """A dplit estimator whose every `fit` is charged to one `BudgetAccountant` first.
 
@@ -386,8 +422,8 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator
         A dplit estimator (see `planned_spend`).
     accountant : BudgetAccountant
-        The budget charged. Every clone shares it; it refuses to be pickled, so a search with
-        ``n_jobs > 1`` fails loudly rather than lose charges.
+        The budget charged. Every clone shares it; a copy restored from a pickle refuses charges,
+        so a search with ``n_jobs > 1`` fails loudly rather than lose charges.
     label : str, default ''
         Prefix of the ledger labels.
 
@@ -422,11 +458,7 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         est = clone(self.estimator)
-        shown = {k: v for k, v in est.get_params(deep=False).items()
-                 if k in ("epsilon", "delta", "k", "s", "n_rounds")}
-        tag = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                        for k, v in shown.items())
-        label = f"{self.label or 'fit'} {type(est).__name__}({tag})"
+        label = _fit_label(est, self.label or "fit")
         self.estimator_ = charged_fit(self.accountant, est, X, y, label, **fit_params)
         self.spend_ = self.estimator_.spend_
         if hasattr(self.estimator_, "n_features_in_"):
@@ -459,3 +491,48 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         tags.estimator_type, tags.target_tags = inner.estimator_type, inner.target_tags
         tags.non_deterministic = True
         return tags
+
+# %% ../nbs/08_accountant.ipynb #c6a230fc
+def _charge_before_draw(estimator, n_features: int):
+    """Charge one fit of `estimator` to its own ``accountant`` parameter, if it has one.
+
+    Every private dplit estimator calls this in `fit`, after validating its inputs and before
+    its first random draw.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being fitted; its ``accountant`` is a BudgetAccountant or None.
+    n_features : int
+        Number of columns of the data (public: the schema).
+
+    Returns
+    -------
+    PrivacySpend or None
+        What was charged (under the accountant's relation), or None without an accountant.
+
+    Raises
+    ------
+    TypeError
+        If ``accountant`` is neither None nor a BudgetAccountant, or the spend of the fit cannot be
+        planned.
+    ValueError
+        If a meta-estimator's inner estimator has an accountant of its own.
+    BudgetExceededError
+        If the fit would exceed the budget (nothing has been drawn).
+    """
+    inner = getattr(estimator, "estimator", None)
+    if inner is not None and getattr(inner, "accountant", None) is not None:
+        raise ValueError("estimator: the inner estimator has an accountant of its own; give the "
+                         "accountant to the search, which charges its whole spend once")
+    acc = getattr(estimator, "accountant", None)
+    if acc is None:
+        return None
+    if not (callable(getattr(acc, "charge", None)) and hasattr(acc, "ledger")):  # duck-typed:
+        raise TypeError(                                # the notebook redefines the class
+            f"accountant must be a BudgetAccountant or None, got {type(acc).__name__}")
+    try:
+        plan = planned_spend(estimator, n_features)
+    except TypeError as exc:
+        raise TypeError(f"accountant: {exc}") from None
+    return acc.charge(plan, _fit_label(estimator))

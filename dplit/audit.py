@@ -19,10 +19,9 @@ from .mechanisms import laplace_mechanism
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['VECTOR_CHUNK', 'CALL_CHUNK', 'cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult',
-           'audit', 'primitive_audit_cases', 'audit_primitive', 'AuditCase', 'AuditEntry', 'register_audit',
-           'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon', 'gaussian_pair_epsilon',
-           'verify_audit_harness']
+__all__ = ['cp_lower', 'cp_upper', 'epsilon_lower_bound', 'delta_lower_bound', 'AuditResult', 'audit', 'AuditCase', 'AuditEntry',
+           'register_audit', 'registered_audits', 'AuditRecord', 'run_audit', 'audit_table', 'pmf_epsilon',
+           'gaussian_pair_epsilon']
 
 # %% ../nbs/03_audit.ipynb #63c75dc7
 def _counts(k, n, alpha):
@@ -351,15 +350,15 @@ def audit(
         The claimed delta.
     n_trials : int, default 200000
         Runs of the mechanism on each dataset.
-    pilot_trials : int or None
+    pilot_trials : int or None, default None
         Runs per dataset for choosing the event; max(1000, min(n_trials // 4, 10**6)) when None.
-    statistic : callable or None
+    statistic : callable or None, default None
         Maps an output to a scalar; the identity when None.
-    kind : {'threshold', 'discrete'}
+    kind : {'threshold', 'discrete'}, default 'threshold'
         Threshold events on a scalar, or value events on a discrete output.
     vectorized : bool, default False
         The mechanism draws many outputs per call.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
     confidence : float, default 0.95
         Confidence level of the bounds.
@@ -367,9 +366,9 @@ def audit(
         Local parallel workers (joblib); the result does not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
-    scheduler : str, distributed.Client or None
+    scheduler : str, distributed.Client or None, default None
         Run the chunks on this Dask cluster (see `dplit.core.run_sweep`).
-    chunk_size : int or None
+    chunk_size : int or None, default None
         Draws per task; 10**6 (vectorized) or n/4 up to 20,000 calls when None. Part of the
         seed's meaning: another chunk size gives other (equally valid) draws.
 
@@ -539,21 +538,21 @@ class AuditCase:
         mutant that must be caught. Each mechanism has the signature `audit` expects.
     d0, d1 : object
         The neighbouring datasets.
-    epsilon, delta : float
+    epsilon, delta : float (defaults: delta=0.0)
         The claimed guarantee.
-    relation : str
+    relation : str, default 'substitute'
         ``"add/remove"`` or ``"substitute"``: the neighbouring relation the pair instantiates.
-    pair : str
+    pair : str, default ''
         One line on why this pair is the hardest one found.
-    kind : {'threshold', 'discrete'}
+    kind : {'threshold', 'discrete'}, default 'threshold'
         Event kind (see `audit`).
-    vectorized : bool
+    vectorized : bool, default False
         The mechanisms draw many outputs per call.
-    statistic : callable or None
+    statistic : callable or None, default None
         Maps an output to what the events are about.
-    n_trials : int
+    n_trials : int, default 200000
         Default runs per dataset.
-    exact : dict or None
+    exact : dict or None, default None
         ``{variant: exact epsilon of the pair at the claimed delta}`` where the output law is
         computable.
     """
@@ -580,6 +579,21 @@ class AuditCase:
 # %% ../nbs/03_audit.ipynb #b7575a36
 @dataclass
 class AuditEntry:
+    """A registered privacy audit, as `registered_audits` lists it (see `register_audit`).
+
+    Parameters
+    ----------
+    name : str
+        Its unique name (`dplit audit NAME`).
+    mechanism : str
+        The mechanism audited and its claim, in one line.
+    source : str
+        The paper and result the guarantee comes from.
+    build : callable
+        `build(full=False) -> AuditCase`: the neighbouring pair, the event and the variants.
+    module : str
+        The module that registered it.
+    """
     name: str
     mechanism: str
     source: str
@@ -599,7 +613,7 @@ def register_audit(name: str, mechanism: str, source: str = ""):
         Unique name (`dplit audit NAME`).
     mechanism : str
         The mechanism audited and its claim, in one line.
-    source : str
+    source : str, default ''
         The paper and result the guarantee comes from.
 
     Returns
@@ -628,7 +642,7 @@ def registered_audits() -> dict[str, AuditEntry]:
 class AuditRecord:
     """The outcome of one variant of one registered audit.
 
-    Attributes
+    Parameters
     ----------
     name, variant : str
         The audit and the variant (``"correct"`` or a mutant).
@@ -676,20 +690,20 @@ def run_audit(name: str, variants=None, n_trials: int | None = None, full: bool 
     ----------
     name : str
         A registered audit.
-    variants : list of str or None
+    variants : list of str or None, default None
         Variants to run; all when None.
-    n_trials : int or None
+    n_trials : int or None, default None
         Runs per dataset; the case's default when None.
     full : bool, default False
         Build the larger configuration.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default 0
         Seed; each variant gets its own generator spawned from it, so a variant's numbers do
         not depend on which other variants run.
     n_jobs : int, default 1
         Parallel workers.
     progress : bool, default False
         Show progress bars.
-    scheduler : str, distributed.Client or None
+    scheduler : str, distributed.Client or None, default None
         Run the draws on this Dask cluster (see `dplit.core.run_sweep`); same numbers as locally.
 
     Returns

@@ -148,7 +148,17 @@ def _isolate(text):
 
 # %% ../nbs/05_book.ipynb #8fada1e4
 def normalise_markdown(md: str) -> str:
-    "Every `$$ ... $$` display block becomes a paragraph of its own; code is left alone."
+    """Every `$$ ... $$` display block becomes a paragraph of its own; code is left alone.
+
+    Parameters
+    ----------
+    md : str
+        Markdown text.
+
+    Returns
+    -------
+    str
+    """
     out, chunk, fence = [], [], None
     for line in md.split("\n"):
         m = _FENCE.match(line)
@@ -214,7 +224,17 @@ def _head(h):
 
 
 def docstring_markdown(doc):
-    "A numpy-style docstring as Markdown: the summary, then Parameters/Returns/Raises as lists."
+    """A numpy-style docstring as Markdown: the summary, then Parameters/Returns/Raises as lists.
+
+    Parameters
+    ----------
+    doc : str or None
+        The docstring.
+
+    Returns
+    -------
+    str
+    """
     summary, sections = _split_numpy(doc or "")
     out = [summary] if summary else []
     for title, lines in sections:
@@ -271,9 +291,24 @@ def _target(kind: str, qual: str) -> str:
 
 
 def api_entries(source, module="", seen=None):
-    """Markdown API entries for the public functions and classes that `source` defines at top
-    level; with a `module`, each opens with its anchor (id: the qualified name), once per name
-    (`seen` holds the names anchored already)."""
+    """Markdown API entries for the public functions and classes that `source` defines at top level.
+
+    With a `module`, each entry opens with its anchor (id: the qualified name), once per name.
+
+    Parameters
+    ----------
+    source : str
+        Python source of an exported cell.
+    module : str, default ""
+        The module the names are qualified with (``dplit.<default_exp>``).
+    seen : set, optional
+        The qualified names anchored already (updated); None anchors every entry.
+
+    Returns
+    -------
+    list of (str, str)
+        (name, Markdown entry) per public definition; empty if `source` does not parse.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -457,9 +492,9 @@ def silent_note(code: str, slow: bool = False, chapter: str = "") -> str:
     ----------
     code : str
         The cell's code (directive lines removed).
-    slow : bool
+    slow : bool, default False
         The cell is marked `#| slow` (a long sweep the default runs skip).
-    chapter : str
+    chapter : str, default ''
         The chapter's file name, for the command that runs a slow cell.
 
     Returns
@@ -513,9 +548,9 @@ def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
     ----------
     c : dict
         A notebook cell (nbformat 4).
-    module : str
+    module : str, default ''
         The module the chapter exports to (``dplit.<default_exp>``), used to name API entries.
-    chapter : str
+    chapter : str, default ''
         The chapter's file name, named in the note of a slow cell.
     links : dict, optional
         The book's names (`link_context`): Markdown is linked, public constants get anchors.
@@ -602,7 +637,7 @@ def process_notebook(src, dst, extra_cells=(), links=None, page: str = "") -> Pa
     ----------
     src, dst : str or Path
         The chapter and where to write the processed copy.
-    extra_cells : list of dict
+    extra_cells : sequence of dict, default ()
         Cells appended at the end (the front page gets the book's navigation).
     links : dict, optional
         The book's names (`link_context`): the prose gets its links (see "Everything linked").
@@ -762,12 +797,12 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
     out : str or Path, optional
         The output folder (default `_book/` beside the config). A previous build there is
         replaced; a folder that is not a previous build is refused.
-    execute : bool
+    execute : bool, default False
         Re-execute every chapter before rendering (default: show the saved outputs).
-    quiet : bool
+    quiet : bool, default True
         Hide Sphinx's progress messages (its warnings are always counted and shown).
-    strict : bool
-        Fail on any Sphinx warning, broken references and links included (the default).
+    strict : bool, default True
+        Fail on any Sphinx warning, broken references and links included.
 
     Returns
     -------

@@ -35,13 +35,9 @@ from .mechanisms import analytic_gaussian_sigma, gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['RIDGE_RULES', 'BAS_AUDIT_VARIANTS', 'gdp_delta', 'gdp_mu', 'verify_gdp_mu', 'release_sensitivities', 'BASBudget',
-           'bas_budget', 'clip_rows', 'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system',
-           'BASRun', 'bas_release', 'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor',
-           'adversarial_changes', 'random_changes', 'substitution_changes', 'random_substitution_changes',
-           'verify_sensitivity', 'verify_closed_form', 'verify_symmetric_noise', 'ridge_designs', 'indefinite_rates',
-           'ridge_rule_table', 'verify_ridge', 'audit_designs', 'audit_budget', 'gram_audit_mechanism',
-           'verify_audit_gram', 'verify_bas_audit_pairs', 'r2_sweep', 'benchmark_bas', 'bench_bas']
+__all__ = ['RIDGE_RULES', 'gdp_delta', 'gdp_mu', 'release_sensitivities', 'BASBudget', 'bas_budget', 'clip_rows',
+           'symmetric_noise', 'ridge_from_release', 'gram_statistics', 'release_system', 'BASRun', 'bas_release',
+           'BASResult', 'design', 'boosted_adassp', 'BoostedAdaSSPRegressor']
 
 # %% ../nbs/14_boosted_adassp.ipynb #03b54910
 def gdp_delta(mu, epsilon) -> float:
@@ -126,7 +122,7 @@ def verify_gdp_mu(full: bool = False, rng=None) -> dict:
         b = bas_budget(e, 1e-5, 100)
         z = [b.sigma_gram / b.sens_gram, b.sigma_lmin / b.sens_lmin, b.sigma_round / b.sens_round]
         worst_comp = max(worst_comp, abs(_pld_delta(z, e, [1, 1, 100]) - 1e-5) / 1e-5)
-    # mutant: a mu whose delta overshoots by 0.16%, the smallest overshoot of the seed's grid search
+    # mutant: a mu whose delta overshoots by 0.16%, less than the public code's grid search does
     mut = gdp_mu(math.log(3), 1.0016e-5)
     mut_err = abs(_pld_delta([1 / mut], math.log(3)) - 1e-5) / 1e-5
     ok = direction_ok and worst < 1e-4 and worst_comp < 1e-4 and mut_err > 1e-4
@@ -146,9 +142,9 @@ def release_sensitivities(
 
     Parameters
     ----------
-    relation : {"add/remove", "substitute"}
+    relation : {"add/remove", "substitute"}, default 'add/remove'
         The neighbouring relation.
-    clip_x, clip_r : float
+    clip_x, clip_r : float, default 1.0
         Row norm bound and residual bound.
 
     Returns
@@ -169,7 +165,26 @@ def release_sensitivities(
 # %% ../nbs/14_boosted_adassp.ipynb #d15a7c06
 @dataclass(frozen=True)
 class BASBudget:
-    "GDP budget of one Boosted AdaSSP run: mu, its split, the sensitivities and the noise scales."
+    r"""GDP budget of one Boosted AdaSSP run: $\mu$, its split, the sensitivities and noise scales.
+
+    Built by `bas_budget`; all fields are public (functions of the budget and the bounds only).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The $(\varepsilon, \delta)$-DP target of the whole run.
+    n_rounds : int
+        Number of boosting rounds $T$.
+    mu : float
+        The largest $\mu$ whose $\mu$-GDP guarantee implies $(\varepsilon, \delta)$.
+    mu_gram, mu_lmin, mu_round : float
+        The GDP parameters of the Gram release, of the $\lambda_{\min}$ release and of each round
+        ($\mu^2 = \mu_{gram}^2 + \mu_{lmin}^2 + T \mu_{round}^2$).
+    sens_gram, sens_lmin, sens_round : float
+        The $\ell_2$ sensitivities of the three releases (see `release_sensitivities`).
+    relation : {"add/remove", "substitute"}, default "add/remove"
+        The neighbouring relation the noise is calibrated for.
+    """
 
     epsilon: float
     delta: float
@@ -224,14 +239,14 @@ def bas_budget(
     ----------
     epsilon, delta : float
         The (epsilon, delta)-DP target of the whole run.
-    n_rounds : int
+    n_rounds : int, default 100
         Number of boosting rounds T >= 1.
-    shares : tuple of 3 floats
+    shares : tuple of 3 floats, default (1 / 3, 1 / 3, 1 / 3)
         Fractions of mu^2 for (Gram, lambda_min, all rounds); positive, summing to 1.
         Each round gets mu^2 shares[2] / T.
-    clip_x, clip_r : float
+    clip_x, clip_r : float, default 1.0
         Row norm bound and residual bound (they set the sensitivities).
-    relation : {"add/remove", "substitute"}
+    relation : {"add/remove", "substitute"}, default 'add/remove'
         Neighbouring relation the noise is calibrated for.
 
     Returns
@@ -282,7 +297,7 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     ----------
     X : ndarray (n, d)
         Rows to clip (the intercept column, if any, included).
-    bound : float
+    bound : float, default 1.0
         The norm bound C_x > 0.
 
     Returns
@@ -306,9 +321,9 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
         Dimension.
     sigma : float
         Standard deviation of every entry (>= 0).
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int or None
+    size : int or None, default None
         If given, a batch of `size` independent matrices, shape (size, d, d).
 
     Returns
@@ -325,7 +340,7 @@ def symmetric_noise(d: int, sigma: float, rng=None, size=None) -> np.ndarray:
     return U + np.swapaxes(np.triu(U, 1), -1, -2)
 
 # %% ../nbs/14_boosted_adassp.ipynb #0767fedd
-RIDGE_RULES = ("adassp", "tang", "seed")
+RIDGE_RULES = ("adassp", "tang", "seed")  # the ridge rules of the `ridge` parameter
 
 
 def ridge_from_release(
@@ -341,10 +356,10 @@ def ridge_from_release(
         Noise standard deviations of the Gram entries and of lambda_min.
     d : int
         Dimension of the system (intercept included).
-    rule : {"adassp", "tang", "seed"}
-        "seed": lambda = lam_tilde (the seed's runs); "tang": constants 1.96 (Tang et al.'s
+    rule : {"adassp", "tang", "seed"}, default 'adassp'
+        "seed": lambda = lam_tilde (the authors' runs); "tang": constants 1.96 (Tang et al.'s
         release); "adassp": z = Phi^{-1}(1 - rho) and 2 sqrt(d) + 2 sqrt(ln(1/rho)) (derived above).
-    rho : float
+    rho : float, default 0.05
         Failure probability per event of the "adassp" rule, in (0, 1/2).
 
     Returns
@@ -417,13 +432,13 @@ def release_system(
         Clipped design.
     sigma_gram, sigma_lmin : float
         Noise standard deviations.
-    ridge : {"adassp", "tang", "seed"}
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
         Ridge rule.
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int
+    size : int, default 1
         Number of runs.
 
     Returns
@@ -442,7 +457,22 @@ def release_system(
 # %% ../nbs/14_boosted_adassp.ipynb #f9cf538b
 @dataclass
 class BASRun:
-    "Outputs of a batch of Boosted AdaSSP runs on one clipped design (leading axis = run)."
+    r"""Outputs of a batch of $B$ Boosted AdaSSP runs on one clipped design (leading axis = run).
+
+    Parameters
+    ----------
+    theta : numpy.ndarray of shape (B, d)
+        Coefficients on the clipped design.
+    gram : numpy.ndarray of shape (B, d, d)
+        The released noisy Gram matrices.
+    lam_tilde : numpy.ndarray of shape (B,)
+        The released noisy $\lambda_{\min}$.
+    ridge : numpy.ndarray of shape (B,)
+        The ridge added.
+    min_eig : numpy.ndarray of shape (B,)
+        The smallest eigenvalue of the solved system $A = \text{gram} + \text{ridge}\, I$
+        (a diagnostic computed from released quantities).
+    """
 
     theta: np.ndarray  # (B, d) coefficients on the clipped design
     gram: np.ndarray  # (B, d, d) released noisy Gram matrices
@@ -477,21 +507,21 @@ def bas_release(
         Labels (never clipped; the residuals are).
     sigma_gram, sigma_lmin, sigma_round : float
         Noise standard deviations of the Gram entries, of lambda_min and of each round's gradient.
-    n_rounds : int
+    n_rounds : int, default 100
         T.
-    ridge : {"adassp", "tang", "seed"}
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
         Ridge rule (see `ridge_from_release`).
-    eta : float
+    eta : float, default 1.0
         Shrinkage (learning rate).
-    clip_r : float
+    clip_r : float, default 1.0
         Residual bound C_r.
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" ridge rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int
+    size : int, default 1
         Number of independent runs B.
-    observer : callable or None
+    observer : callable or None, default None
         observer(t, theta_prev (B, d), gradient (B, d)) after each round's release.
 
     Returns
@@ -541,7 +571,27 @@ def _boost_single(Xc, y, A, sigma_round, n_rounds, eta, clip_r, g):
 # %% ../nbs/14_boosted_adassp.ipynb #f0b9f29a
 @dataclass
 class BASResult:
-    "One Boosted AdaSSP fit: coefficients (intercept last if added), its spend and diagnostics."
+    r"""One Boosted AdaSSP fit: coefficients (intercept last if added), its spend and diagnostics.
+
+    Every field is computed from the released statistics (post-processing).
+
+    Parameters
+    ----------
+    coef : numpy.ndarray of shape (p,)
+        Coefficients of the features, on the clipped design.
+    intercept : float
+        The intercept (0.0 without `fit_intercept`).
+    spend : PrivacySpend
+        What the fit spent: $(\varepsilon, \delta)$ composed over the $2 + T$ Gaussian releases.
+    budget : BASBudget
+        The split of the budget.
+    ridge : float
+        The ridge added to the released Gram matrix.
+    lam_tilde : float
+        The released noisy $\lambda_{\min}$.
+    min_eig : float
+        The smallest eigenvalue of the solved system (`indefinite` is True when it is not > 0).
+    """
 
     coef: np.ndarray
     intercept: float
@@ -578,8 +628,11 @@ def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
     Parameters
     ----------
     X : ndarray (n, p)
-    fit_intercept : bool
-    clip_x : float
+        Features (finite; validated by the caller).
+    fit_intercept : bool, default True
+        Append a column of ones before clipping.
+    clip_x : float, default 1.0
+        Public bound on a row's norm, intercept entry included; longer rows are scaled down.
 
     Returns
     -------
@@ -626,27 +679,27 @@ def boosted_adassp(
         Labels (finite, any scale: the residuals are clipped, not the labels).
     epsilon, delta : float
         Privacy budget of the whole fit (epsilon > 0, delta in (0, 1)).
-    n_rounds : int
+    n_rounds : int, default 100
         Boosting rounds T (100 in the paper).
-    fit_intercept : bool
+    fit_intercept : bool, default True
         Append a constant-1 feature before clipping (as the paper does).
-    ridge : {"adassp", "tang", "seed"}
-        Ridge rule; "adassp" (default) keeps the system positive definite w.h.p.; "seed" is the
+    ridge : {"adassp", "tang", "seed"}, default 'adassp'
+        Ridge rule; "adassp" keeps the system positive definite w.h.p.; "seed" is the
         rule of the paper's runs.
-    shares : tuple of 3 floats
+    shares : tuple of 3 floats, default (1 / 3, 1 / 3, 1 / 3)
         Split of mu^2 over (Gram, lambda_min, all rounds).
-    eta : float
+    eta : float, default 1.0
         Shrinkage per round (1 in the paper).
-    clip_x, clip_r : float
-        Row norm bound and residual bound (1 and 1 in the paper, the defaults). Both are public
+    clip_x, clip_r : float, default 1.0
+        Row norm bound and residual bound (1 and 1 in the paper). Both are public
         and must be chosen without looking at the data: rows of the design above norm `clip_x` are
         scaled down and residuals are clipped to [-clip_r, clip_r], so labels on a scale far
         above `clip_r` (raw diabetes progression, 25 to 346) leave a fit that is noise even at
         epsilon = 1e4. Rescale y (and X) by public constants first. One
         `dplit.core.ClippingWarning` per fit reports what was clipped (for the curator only).
-    rho : float
+    rho : float, default 0.05
         Failure probability of the "adassp" ridge rule.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
 
     Returns
@@ -696,10 +749,12 @@ class _BASParams(RegressorMixin, BaseEstimator):
     def __init__(
         self, *, epsilon=1.0, delta=1e-5, n_rounds=100, fit_intercept=True, random_state=None,
         ridge="adassp", shares=(1 / 3, 1 / 3, 1 / 3), eta=1.0, clip_x=1.0, clip_r=1.0, rho=0.05,
+        accountant=None,
     ):
         self.epsilon, self.delta, self.n_rounds = epsilon, delta, n_rounds
         self.fit_intercept, self.random_state, self.ridge = fit_intercept, random_state, ridge
         self.shares, self.eta, self.clip_x, self.clip_r, self.rho = shares, eta, clip_x, clip_r, rho
+        self.accountant = accountant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -709,31 +764,41 @@ class _BASParams(RegressorMixin, BaseEstimator):
 
 # %% ../nbs/14_boosted_adassp.ipynb #593dda18
 class BoostedAdaSSPRegressor(_BASParams):
-    """Boosted AdaSSP as a scikit-learn regressor, (epsilon, delta)-DP under add/remove neighbours.
+    r"""Boosted AdaSSP as a scikit-learn regressor, $(\varepsilon, \delta)$-DP under add/remove.
+
+    Gradient boosting of ridge regression on a privately released Gram matrix: the Gram matrix,
+    its smallest eigenvalue and each round's gradient are released by the Gaussian mechanism, and
+    everything else is post-processing.
 
     Parameters
     ----------
-    epsilon, delta : float
-        Privacy budget of one `fit`.
-    n_rounds : int
-        Boosting rounds T.
-    fit_intercept : bool
+    epsilon : float, default 1.0
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
+    delta : float, default 1e-5
+        $\delta \in (0, 1)$ of one `fit`; choose $\delta \ll 1/n$.
+    n_rounds : int, default 100
+        Boosting rounds $T \ge 1$ (each round is one Gaussian release).
+    fit_intercept : bool, default True
         Append a constant-1 feature (inside the clipped row).
-    random_state : None or int
-        None (default): fresh noise at every fit from a PCG64 generator seeded by the OS (not a
+    random_state : None or int, default None
+        None: fresh noise at every fit from a PCG64 generator seeded by the OS (not a
         cryptographic generator); an int seed reproduces a fit on purpose. A Generator is refused:
         `clone` would copy it and repeat the noise (see `dplit.core.check_random_state`).
-    ridge : {"adassp", "tang", "seed"}
-        Ridge rule.
-    shares : tuple of 3 floats
-        Split of mu^2 over (Gram, lambda_min, rounds).
-    eta, clip_x, clip_r, rho : float
-        Shrinkage, row norm bound, residual bound, ridge failure probability. The bounds clip_x
-        and clip_r (default 1 and 1, the paper's) are public: choose them, and the scale of X and
-        y, without looking at the data. Rows above norm clip_x are scaled down and residuals
-        clipped to [-clip_r, clip_r]; on labels far above clip_r the fit is noise at any epsilon.
-        `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a release) when it
-        clips.
+    ridge : {"adassp", "tang", "seed"}, default "adassp"
+        Ridge rule (public post-processing of the released $\lambda_{\min}$).
+    shares : tuple of 3 floats, default (1/3, 1/3, 1/3)
+        Split of $\mu^2$ over (Gram, $\lambda_{\min}$, all rounds); positive, summing to 1.
+    eta : float, default 1.0
+        Shrinkage of each boosting round's update.
+    clip_x : float, default 1.0
+        Public bound on the $\ell_2$ norm of a row of the design (intercept included); rows above
+        it are scaled down to it.
+    clip_r : float, default 1.0
+        Public bound on a residual; residuals are clipped to $[-c_r, c_r]$.
+    rho : float, default 0.05
+        Failure probability of the ridge rule's bound on $\lambda_{\min}$, in $(0, 1/2)$.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Attributes
     ----------
@@ -744,6 +809,23 @@ class BoostedAdaSSPRegressor(_BASParams):
     spend_ : PrivacySpend of the fit
     ridge_, min_eig_ : ridge added and smallest eigenvalue of the solved system
     n_features_in_ : int
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad budget or bound, NaN/inf or non-numeric data, or
+        fewer than 2 rows; before any random draw.
+
+    Notes
+    -----
+    Budget: the largest $\mu$ whose $\mu$-GDP implies $(\varepsilon, \delta)$ is split by `shares`
+    over the $2 + T$ Gaussian releases (see `bas_budget`); `spend_` is exactly
+    $(\varepsilon, \delta)$.
+
+    Bounds: `clip_x` and `clip_r` (default 1 and 1, the paper's) are public: choose them, and the
+    scale of X and y, without looking at the data. On labels far above `clip_r` the fit is noise
+    at any $\varepsilon$. `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a
+    release) when it clips. There is no refused release: a fit always returns coefficients.
     """
 
     def fit(self, X, y):
@@ -756,6 +838,12 @@ class BoostedAdaSSPRegressor(_BASParams):
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
+                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
+        if self.ridge not in RIDGE_RULES:
+            raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
             self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
@@ -1066,7 +1154,7 @@ def ridge_rule_table(designs: dict, mu: float = 0.29, runs: int = 2000, rng=None
 @register_check(
     "bas_ridge_definite",
     "the default ('adassp') ridge keeps gram + ridge I positive "
-    "definite with probability >= 1 - 2 rho; the seed's rule (add the noisy lambda_min) "
+    "definite with probability >= 1 - 2 rho; the authors' rule (add the noisy lambda_min) "
     "leaves it indefinite often",
     source="Wang 2018, Alg. 2; Dick et al. 2023 §4.2 (their runs)",
 )
@@ -1130,7 +1218,7 @@ def gram_audit_mechanism(b: BASBudget, variant: str = "correct"):
     "bas_audit_gram",
     "the Gram release is mu_1-GDP on its worst-case pair; half noise, "
     "mu as noise multiplier and no composition are caught",
-    source="dplit.audit; F-B2",
+    source="dplit.audit",
 )
 def verify_audit_gram(full: bool = False, rng=None) -> dict:
     from dplit.audit import audit
@@ -1164,7 +1252,7 @@ def verify_audit_gram(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/14_boosted_adassp.ipynb #aud-222dc1e6
-from .audit import AuditCase, gaussian_pair_epsilon, register_audit
+from dplit.audit import AuditCase, gaussian_pair_epsilon, register_audit
 
 BAS_AUDIT_VARIANTS = ("correct", "half_noise", "mu_as_multiplier", "no_composition")
 
@@ -1259,14 +1347,14 @@ def _audit_bas_transcript(full: bool = False) -> AuditCase:
 
 # %% ../nbs/14_boosted_adassp.ipynb #aud-57b2b392
 def _bas_substitution_pair():
-    "F-B7: one row, all-zero features, label +1e6 in one dataset and -1e6 in the other."
+    "One row, all-zero features, label +1e6 in one dataset and -1e6 in the other."
     (B, yb), _ = audit_designs()
     Xs = np.vstack([B, np.zeros((1, 1))])
     return (Xs, np.append(yb, 1e6)), (Xs, np.append(yb, -1e6))
 
 
 @register_audit("boosted_adassp_substitute", "Boosted AdaSSP, one round, substitution calibration",
-                "Tang et al. (2023); F-B7")
+                "Tang et al. (2023)")
 def _audit_bas_substitute(full: bool = False) -> AuditCase:
     bs = {rel: bas_budget(1.0, gdp_delta(3.0, 1.0), 100, relation=rel)
           for rel in ("substitute", "add/remove")}

@@ -20,8 +20,7 @@ from .core import check_random_state, check_real_data, warn_clipped
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
-__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'quantile_worst_pair', 'private_range',
-           'PrivateClipScaler']
+__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler']
 
 # %% ../nbs/09_bounds.ipynb #604a4be7
 def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
@@ -52,7 +51,22 @@ def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
 
 
 def quantile_utility(x: np.ndarray, grid: np.ndarray, q: float) -> np.ndarray:
-    "u_j = -|#{x_i <= b_j} - q n| for every grid point b_j (x and grid validated by the caller)."
+    r"""The utility of each grid point for the $q$-quantile: $u_j = -|\#\{x_i \le b_j\} - qn|$.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of shape (n,)
+        The data (private), validated by the caller.
+    grid : numpy.ndarray of shape (k,)
+        The public candidate points $b_j$, validated by the caller.
+    q : float
+        The quantile, in $[0, 1]$.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
+        The utilities (sensitivity: `quantile_sensitivity`).
+    """
     return -np.abs(np.searchsorted(np.sort(x), grid, side="right") - q * len(x))
 
 # %% ../nbs/09_bounds.ipynb #9e6e9fb9
@@ -103,9 +117,9 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
         Number of grid points.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation; sets the sensitivity (max(q, 1 - q) or 1).
-    rng : int or None
+    rng : int or None, default None
         Seed; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent draws (for audits); None for one.
 
     Returns
@@ -166,9 +180,9 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
         Number of grid points.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation.
-    rng : int or None
+    rng : int or None, default None
         Seed; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent draws (for audits); None for one.
 
     Returns
@@ -233,8 +247,16 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Where each clipped column is mapped.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation of the guarantee.
-    random_state : int or None
+    random_state : int or None, default None
         Seed of the fit.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Notes
+    -----
+    At `fit`, values outside `bounds` still count in the quantiles' ranks (not clipped, no warning);
+    `transform` clips every column to `ranges_` and warns with a `dplit.core.ClippingWarning`
+    (a count for the curator, not a release). There is no refused release.
 
     Attributes
     ----------
@@ -248,9 +270,10 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
                  n_grid=1001, feature_range=(-1.0, 1.0), relation="add/remove",
-                 random_state=None):
+                 random_state=None, *, accountant=None):
         self.epsilon, self.bounds, self.quantiles, self.n_grid = epsilon, bounds, quantiles, n_grid
         self.feature_range, self.relation, self.random_state = feature_range, relation, random_state
+        self.accountant = accountant
 
     def _column_bounds(self, d: int) -> list:
         b = self.bounds
@@ -309,6 +332,8 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         cols = self._column_bounds(X.shape[1])
         grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
         eps = check_epsilon(self.epsilon) / X.shape[1]
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         self.ranges_ = np.array([
             private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
                           rng=g).value for k in range(X.shape[1])])

@@ -24,20 +24,11 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['LOSSES', 'HIGHS_HUGE', 'BSS_AUDIT_ROWS', 'METHODS', 'solver_verbose', 'support_scores', 'support_score',
-           'sensitivity', 'score_tolerance', 'score_upper_bound', 'enumerate_supports', 'mistakes_count',
-           'SearchBackend', 'ExhaustiveSearch', 'verify_score_exact', 'verify_hinge_score', 'verify_hinge_scorer_lp',
-           'clip_data', 'exponential_support_log_probs', 'exponential_support_select', 'log_n_supports',
-           'log_tail_count', 'top_r_log_p0', 'theorem1_epsilon', 'tail_sampler', 'top_r_sample', 'top_r_select',
-           'GapConditionError', 'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member',
-           'mistakes_sample', 'lazy_bucket_argmax', 'bucket_gap', 'mistakes_select', 'ptr_pass_probability',
-           'mistakes_ptr_select', 'top_r_log_law', 'truncated_exp_log_law', 'exponential_log_law', 'mistakes_log_law',
-           'worst_log_ratio', 'hockey_stick', 'grid_rows', 'neighbour_scores', 'privacy_instance', 'exact_loss',
-           'verify_sensitivity', 'verify_p0_logspace', 'verify_topr_law', 'swap_instance', 'topr_privacy_table',
-           'verify_topr_exact_privacy', 'paper_design', 'verify_mistakes_sampler', 'verify_mistakes_lazy',
-           'gap_instance', 'mistakes_privacy_row', 'verify_mistakes_exact_privacy', 'ptr_log_law', 'ptr_delta_table',
-           'ptr_bottom_table', 'verify_ptr_exact_privacy', 'recovery_table', 'verify_bss_audit_pairs',
-           'BestSubsetSelector']
+__all__ = ['LOSSES', 'METHODS', 'solver_verbose', 'support_scores', 'support_score', 'sensitivity', 'score_tolerance',
+           'score_upper_bound', 'enumerate_supports', 'mistakes_count', 'SearchBackend', 'ExhaustiveSearch',
+           'clip_data', 'exponential_support_select', 'theorem1_epsilon', 'top_r_select', 'GapConditionError',
+           'bucket_log_sizes', 'mistakes_log_bucket_probs', 'uniform_bucket_member', 'mistakes_select',
+           'mistakes_ptr_select', 'BestSubsetSelector']
 
 # %% ../nbs/50_bss.ipynb #e545cf3e
 import threading
@@ -158,6 +149,8 @@ def _c_flush() -> None:
         pass
 
 # %% ../nbs/50_bss.ipynb #d43183f3
+# the values of `loss=` every best-subset function and BestSubsetSelector accept: "squared"
+# (regression, Eq 4) and "hinge" (classification, App C)
 LOSSES = ("squared", "hinge")
 
 
@@ -523,19 +516,37 @@ def _check_scale(X, y, r, loss: str = "squared") -> None:
 
 # %% ../nbs/50_bss.ipynb #bb5264b1
 def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool = False):
-    """Exact scores R(S, D) (Eq 4; App C for the hinge) of many supports.
+    """Exact scores R(S, D) (Eq 4; App C for the hinge loss) of many supports.
+
+    Not private: a building block of the mechanisms and of the search backends.
 
     Parameters
     ----------
-    X : array (n, p); y : array (n,) (labels in {-1, +1} for the hinge loss)
-    supports : int array (m, s), one support per row (column indices)
-    r : radius of the l2 ball on the coefficients (> 0)
-    loss : "squared" (sum of squared residuals) or "hinge" (mean hinge loss)
-    return_gap : also return the certified gap (score minus a proven lower bound)
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    supports : array-like of int, shape (m, s)
+        One support per row (column indices in range(p), distinct within a row).
+    r : float
+        Radius of the l2 ball on the coefficients (> 0).
+    loss : {"squared", "hinge"}, default "squared"
+        Sum of squared residuals, or mean hinge loss.
+    return_gap : bool, default False
+        Also return the certified gap of each score (score minus a proven lower bound).
 
     Returns
     -------
-    scores : array (m,), and gaps : array (m,) when `return_gap`.
+    scores : ndarray of shape (m,)
+        R(S, D) for each row of `supports`.
+    gaps : ndarray of shape (m,)
+        Only when `return_gap`: the certified error of each score.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mismatched X, y; labels not binary (hinge); r <= 0; a support out of range or
+        with repeated indices; data so large that the scores overflow.
     """
     X, y = _check_data(X, y, loss)
     r = check_positive(r, "r")
@@ -553,19 +564,32 @@ def support_scores(X, y, supports, *, r, loss: str = "squared", return_gap: bool
 
 # %% ../nbs/50_bss.ipynb #12f5fcb4
 def support_score(X, y, support, *, r, loss: str = "squared") -> float:
-    """The score R(S, D) of one support S: min over ||beta||_2 <= r of the loss of X[:, S] beta (Eq
-    4, App C).
+    """The score R(S, D) of one support S (Eq 4; App C for the hinge loss).
+
+    R(S, D) = min over ||beta||_2 <= r of the loss of X[:, S] beta. Not private: a building block.
 
     Parameters
     ----------
-    X, y : the data (y in {-1, +1} for the hinge loss)
-    support : sequence of s distinct column indices
-    r : ball radius (> 0)
-    loss : "squared" or "hinge"
+    X : array-like of shape (n, p)
+        Data, finite reals (private).
+    y : array-like of shape (n,)
+        Targets, or labels in {-1, +1} or {0, 1} for the hinge loss (private).
+    support : sequence of int
+        s distinct column indices.
+    r : float
+        Radius of the l2 ball on the coefficients (> 0).
+    loss : {"squared", "hinge"}, default "squared"
+        Sum of squared residuals, or mean hinge loss.
 
     Returns
     -------
-    float, the score at a feasible point, certified to be within `score_tolerance` of the minimum.
+    float
+        The score at a feasible point, certified to be within `score_tolerance` of the minimum.
+
+    Raises
+    ------
+    ValueError
+        Bad data, r <= 0, an unknown loss, or a support out of range or with repeated indices.
     """
     X, y = _check_data(X, y, loss)
     S = _as_support(support, X.shape[1])
@@ -582,17 +606,32 @@ def sensitivity(n: int, s: int, *, b_x, b_y=1.0, r, loss: str = "squared",
 
     Parameters
     ----------
-    n : number of rows (public); s : support size
-    b_x, b_y : public bounds |x_ij| <= b_x, |y_i| <= b_y (b_y unused for the hinge loss)
-    r : ball radius
-    loss : "squared" or "hinge"
-    bound : "tight" -> (b_y + b_x r sqrt(s))^2 for the squared loss; "paper" -> Lemma A.1's 2 b_y^2
-    + 2 b_x^2 r^2 s.
-        The hinge bound (1 + r b_x sqrt(s)) / n (Lemma C.1) is the same under both.
+    n : int
+        Number of rows (public, >= 1).
+    s : int
+        Support size (>= 1).
+    b_x : float
+        Public bound |x_ij| <= b_x (> 0).
+    b_y : float, default 1.0
+        Public bound |y_i| <= b_y (> 0); unused for the hinge loss.
+    r : float
+        Radius of the l2 ball on the coefficients (> 0).
+    loss : {"squared", "hinge"}, default "squared"
+        The score.
+    bound : {"tight", "paper"}, default "tight"
+        Squared loss: "tight" gives (b_y + b_x r sqrt(s))^2, "paper" Lemma A.1's
+        2 b_y^2 + 2 b_x^2 r^2 s. The hinge bound (1 + r b_x sqrt(s)) / n (Lemma C.1) is the same
+        under both.
 
     Returns
     -------
-    float, Delta.
+    float
+        Delta, finite and > 0.
+
+    Raises
+    ------
+    ValueError
+        A bound or size out of range, an unknown loss or bound, or a Delta that overflows.
     """
     n, s = check_int(n, "n", low=1), check_int(s, "s", low=1)
     bx, by, r = _bound(b_x, "b_x"), _bound(b_y, "b_y"), _bound(r, "r")
@@ -609,8 +648,31 @@ def sensitivity(n: int, s: int, *, b_x, b_y=1.0, r, loss: str = "squared",
 
 
 def score_tolerance(n: int, *, b_y=1.0, loss: str = "squared") -> float:
-    """The public bound gamma on the certified error of every computed score (see the derivation):
-    1e-10 n b_y^2 for the squared loss, 1e-9 for the hinge loss. Mechanisms use Delta + 2 gamma."""
+    """The public bound gamma on the certified error of every computed score.
+
+    1e-10 n b_y^2 for the squared loss, 1e-9 for the hinge loss (see the derivation); the mechanisms
+    use Delta + 2 gamma as their sensitivity, so that a score computed with that error keeps the
+    privacy guarantee.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (public, >= 1).
+    b_y : float, default 1.0
+        Public bound |y_i| <= b_y (> 0); unused for the hinge loss.
+    loss : {"squared", "hinge"}, default "squared"
+        The score.
+
+    Returns
+    -------
+    float
+        gamma (> 0).
+
+    Raises
+    ------
+    ValueError
+        n < 1, b_y <= 0, an unknown loss, or a gamma that overflows.
+    """
     n = check_int(n, "n", low=1)
     with float_overflow("b_y", "the score tolerance"):
         g = 1e-10 * n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1e-9
@@ -618,7 +680,27 @@ def score_tolerance(n: int, *, b_y=1.0, loss: str = "squared") -> float:
 
 # %% ../nbs/50_bss.ipynb #4d7cc410
 def score_upper_bound(n: int, *, b_y=1.0, loss: str = "squared") -> float:
-    "A public upper bound on every score (beta = 0 is feasible): n b_y^2 (squared), 1 (hinge)."
+    """A public upper bound on every score (beta = 0 is feasible).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (public, >= 1).
+    b_y : float, default 1.0
+        Public bound |y_i| <= b_y (> 0); unused for the hinge loss.
+    loss : {"squared", "hinge"}, default "squared"
+        The score.
+
+    Returns
+    -------
+    float
+        n b_y^2 (squared loss) or 1 (hinge loss).
+
+    Raises
+    ------
+    ValueError
+        n < 1, b_y <= 0, an unknown loss, or a bound that overflows.
+    """
     n = check_int(n, "n", low=1)
     with float_overflow("b_y", "the score bound"):
         u = n * _bound(b_y, "b_y") ** 2 if _check_loss(loss) == "squared" else 1.0
@@ -638,15 +720,34 @@ def _all_supports(p: int, s: int) -> np.ndarray:
 
 
 def enumerate_supports(X, y, s: int, *, r, loss: str = "squared"):
-    """Every support of size s with its exact score, best first (ties: lexicographic order).
+    """Every support of size s with its exact score, best first.
+
+    Not private (exact scores); ties keep lexicographic order. Cost: C(p, s) scores.
 
     Parameters
     ----------
-    X, y : data; s : support size (1 <= s < p); r : ball radius; loss : "squared" or "hinge"
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    s : int
+        Support size, 1 <= s < p.
+    r : float
+        Radius of the l2 ball on the coefficients (> 0).
+    loss : {"squared", "hinge"}, default "squared"
+        The score.
 
     Returns
     -------
-    supports : int array (C(p, s), s); scores : array (C(p, s),)
+    supports : ndarray of int, shape (C(p, s), s)
+        Sorted rows, best score first.
+    scores : ndarray of shape (C(p, s),)
+        Their exact scores, ascending.
+
+    Raises
+    ------
+    ValueError
+        Bad data, s out of range, r <= 0 or an unknown loss.
     """
     X, y = _check_data(X, y, loss)
     s = _check_s(s, X.shape[1])
@@ -657,8 +758,22 @@ def enumerate_supports(X, y, s: int, *, r, loss: str = "squared"):
 
 
 def mistakes_count(supports, center) -> np.ndarray:
-    """Number of elements of each support (rows) outside `center`: the bucket index k of the
-    mistakes method."""
+    """Number of elements of each support outside `center`.
+
+    This is the bucket index k of the mistakes method (a support with k mistakes lies in bucket k).
+
+    Parameters
+    ----------
+    supports : array-like of int, shape (m, s) or (s,)
+        Supports, one per row.
+    center : array-like of int, shape (s,)
+        The reference support.
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        k for each support, in 0..s.
+    """
     S = np.atleast_2d(np.asarray(supports))
     return S.shape[1] - np.isin(S, np.asarray(center)).sum(1)
 
@@ -712,7 +827,23 @@ class SearchBackend:
 
 # %% ../nbs/50_bss.ipynb #add81067
 class ExhaustiveSearch(SearchBackend):
-    "Exact search by enumerating all C(p, s) supports (refuses more than `max_supports`)."
+    """Exact search backend that enumerates all C(p, s) supports.
+
+    A `SearchBackend` for `BestSubsetSelector` and the select functions when C(p, s) is small; at
+    large p use `MIPSearch` (squared loss) or `HingeOASearch` (hinge loss). It keeps a one-entry
+    cache of the last data's supports and scores, which every release drops when it ends (`forget`).
+
+    Parameters
+    ----------
+    max_supports : int, default 2_000_000
+        Refuse (ValueError naming `MIPSearch` / `HingeOASearch`) when C(p, s) exceeds it; memory and
+        time grow linearly with C(p, s).
+
+    Raises
+    ------
+    ValueError
+        max_supports < 1; at search time, C(p, s) > max_supports.
+    """
 
     name = "exhaustive"
 
@@ -905,21 +1036,40 @@ def verify_hinge_scorer_lp(full: bool = False, rng=None) -> dict:
 # %% ../nbs/50_bss.ipynb #61e03e87
 def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
               source: str = "best-subset selection"):
-    """Clip X entrywise to [-b_x, b_x] and (squared loss) y to [-b_y, b_y], as Algorithm 1 line 2
-    does.
+    """Clip X entrywise to [-b_x, b_x] and (squared loss) y to [-b_y, b_y], as Algorithm 1 line 2.
+
+    Every best-subset release calls it first: data outside the public bounds are clipped, never
+    refused, and the curator is told how many entries were.
 
     Parameters
     ----------
-    X, y : data (validated: finite, matching rows; labels in {-1, +1} or {0, 1} for the hinge loss)
-    b_x, b_y : public bounds (> 0); b_y is required for the squared loss and ignored for the hinge
-    loss : "squared" or "hinge"
-    warn : issue one `dplit.core.ClippingWarning` with how many entries were clipped (for the
-    curator's process only: computed from the data, it is not a release)
-    source : the release named in the warning
+    X : array-like of shape (n, p)
+        Data (private), validated: finite reals.
+    y : array-like of shape (n,)
+        Targets, or labels in {-1, +1} or {0, 1} for the hinge loss (private), with n rows.
+    b_x : float
+        Public bound on |x_ij| (> 0), chosen without looking at the data.
+    b_y : float or None, default None
+        Public bound on |y_i| (> 0); required for the squared loss, ignored for the hinge loss.
+    loss : {"squared", "hinge"}, default "squared"
+        The hinge loss leaves y (labels) unclipped.
+    warn : bool, default True
+        Issue one `dplit.core.ClippingWarning` with how many entries were clipped (for the
+        curator's process only: computed from the data, it is not a release).
+    source : str, default "best-subset selection"
+        The release named in the warning.
 
     Returns
     -------
-    (X, y) clipped copies; an array with no entry outside its bound is returned itself (no copy).
+    X, y : ndarray
+        Clipped copies; an array with no entry outside its bound is returned itself (no copy).
+
+    Raises
+    ------
+    ValueError
+        Bad data, non-binary labels (hinge), or a bound not positive and finite.
+    TypeError
+        b_y missing (None) with the squared loss.
     """
     X, y = _check_data(X, y, loss)
     bx = _bound(b_x, "b_x")
@@ -1005,20 +1155,49 @@ def exponential_support_log_probs(scores, epsilon, delta) -> np.ndarray:
 def exponential_support_select(X, y, s: int, epsilon, *, r=1.1, b_x=0.5, b_y=0.5,
                                loss: str = "squared",
                                bound: str = "tight", rng=None) -> Release:
-    """The exponential mechanism over all supports of size s (Lemma 1), by enumeration; epsilon-DP
-    (substitute).
+    """The exponential mechanism over all supports of size s (Lemma 1).
+
+    epsilon-DP, by enumeration. Neighbouring relation: substitution of one row, n public. X (and,
+    for the squared loss, y) are clipped entrywise to the public bounds before scoring; a call that
+    clips issues one `dplit.core.ClippingWarning` with the counts (for the curator: it is not a
+    release).
+
+    Cost: C(p, s) scores (use `top_r_select` at larger p).
 
     Parameters
     ----------
-    X, y : data (clipped to the public bounds, with a warning); s : support size; epsilon : privacy
-    budget
-    r : ball radius; b_x, b_y : public bounds; loss : "squared" or "hinge"; bound : "tight" or
-    "paper" (Delta)
-    rng : Generator, int seed or None
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Privacy budget (> 0, finite), spent in full.
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients in the score R(S, D) (public, > 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x, chosen without looking at the data; entries outside are clipped.
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y for the squared loss (clipped likewise); unused for the hinge
+        loss.
+    loss : {"squared", "hinge"}, default "squared"
+        Score: sum of squared residuals (Eq 4) or mean hinge loss (App C).
+    bound : {"tight", "paper"}, default "tight"
+        Sensitivity: "tight" (b_y + b_x r sqrt(s))^2, or Lemma A.1's 2 b_y^2 + 2 b_x^2 r^2 s (see
+        `sensitivity`); a larger Delta spends the same epsilon with more noise.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple of s column indices, spend = (epsilon, 0) under substitution)
+    Release
+        value: sorted tuple of s column indices; spend: (epsilon, 0) under substitution.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters (the message names the parameter), before any random draw.
     """
     X, y, s, eps, r, D = _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound)
     S, v = ExhaustiveSearch().top_r(X, y, s, math.comb(X.shape[1], s), r=r, loss=loss)
@@ -1055,19 +1234,47 @@ def top_r_log_p0(scores, p: int, s: int, epsilon, delta) -> np.ndarray:
 # %% ../nbs/50_bss.ipynb #8d850fd0
 def theorem1_epsilon(epsilon, T, R: int, p: int, s: int, n: int, *, b_x=0.5, b_y=0.5, r=1.1,
                      loss: str = "squared", bound: str = "tight") -> float:
-    """Theorem 1's epsilon' of top-R with T tail draws: log(e^eps + q^T / delta0) - log(1 - q^T), in
-    log space.
+    """Theorem 1's epsilon' of top-R with T tail draws.
+
+    epsilon' = log(e^epsilon + q^T / delta0) - log(1 - q^T) with q = R / C(p, s) and
+    delta0 = exp(-epsilon U / (2 Delta)) / C(p, s) (U: `score_upper_bound`; Delta: the sensitivity
+    plus twice `score_tolerance`), computed in log space; equal to epsilon when T is infinite. A
+    public function of public quantities.
 
     Parameters
     ----------
-    epsilon : the budget of the exponential weights; T : number of tail draws (> 1, math.inf
-    allowed)
-    R : number of listed supports (1 < R < C(p, s)); p, s, n : sizes; b_x, b_y, r, loss, bound : as
-    in `sensitivity`
+    epsilon : float
+        Budget of the exponential weights (> 0, finite).
+    T : int or math.inf
+        Number of tail draws (>= 1; math.inf: the exact tail).
+    R : int
+        Number of listed supports, 1 <= R < C(p, s).
+    p : int
+        Number of features (>= 2).
+    s : int
+        Support size, 1 <= s <= p.
+    n : int
+        Number of rows (public).
+    b_x : float, default 0.5
+        Public bound on |x_ij|.
+    b_y : float, default 0.5
+        Public bound on |y_i| (squared loss).
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients.
+    loss : {"squared", "hinge"}, default "squared"
+        The score.
+    bound : {"tight", "paper"}, default "tight"
+        The sensitivity (see `sensitivity`).
 
     Returns
     -------
-    float, epsilon' (= epsilon when T is infinite).
+    float
+        epsilon' >= epsilon.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named in the message).
     """
     eps = check_epsilon(epsilon)
     p = check_int(p, "p", low=2)
@@ -1134,21 +1341,62 @@ def top_r_sample(supports, scores, p: int, s: int, epsilon, delta, T, rng=None, 
 def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b_y=0.5,
                  loss: str = "squared",
                  bound: str = "tight", search=None, rng=None) -> Release:
-    """Top-R (Algorithm 1): exponential weights on the R best supports plus one tail atom, then M0.
+    """Top-R (Algorithm 1): exponential weights on the R best supports and a tail atom.
+
+    epsilon-DP with T = inf (Theorem 1's epsilon' with finite T). Neighbouring relation:
+    substitution of one row, n public. X (and, for the squared loss, y) are clipped entrywise to the
+    public bounds before scoring; a call that clips issues one `dplit.core.ClippingWarning` with the
+    counts (for the curator: it is not a release).
+
+    The R best
+    supports come from `search`; a backend that cannot certify them raises `SolverError` (never a
+    silent uncertified release).
 
     Parameters
     ----------
-    X, y : data (clipped to the public bounds with a warning); s : support size; epsilon : budget of
-    the weights
-    R : number of listed supports, 1 <= R < C(p, s) (default 2 + (p - s) s, capped at C(p, s) - 1,
-    as in App B)
-    T : tail draws (math.inf: exact; finite: the spend is Theorem 1's epsilon')
-    r, b_x, b_y, loss, bound : score and sensitivity (see `sensitivity`)
-    search : a SearchBackend (default ExhaustiveSearch()); rng : Generator, int seed or None
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Budget of the exponential weights (> 0, finite).
+    R : int or None, default None
+        Number of listed supports, 1 <= R < C(p, s); None: 2 + (p - s) s capped at C(p, s) - 1
+        (App B).
+    T : int or math.inf, default math.inf
+        Tail draws of M0; math.inf samples the tail exactly (spend epsilon), a finite T spends
+        `theorem1_epsilon`'s epsilon'.
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients in the score R(S, D) (public, > 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x, chosen without looking at the data; entries outside are clipped.
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y for the squared loss (clipped likewise); unused for the hinge
+        loss.
+    loss : {"squared", "hinge"}, default "squared"
+        Score: sum of squared residuals (Eq 4) or mean hinge loss (App C).
+    bound : {"tight", "paper"}, default "tight"
+        Sensitivity: "tight" (b_y + b_x r sqrt(s))^2, or Lemma A.1's 2 b_y^2 + 2 b_x^2 r^2 s (see
+        `sensitivity`); a larger Delta spends the same epsilon with more noise.
+    search : SearchBackend or None, default None
+        How the R best supports are found (None: `ExhaustiveSearch()`); it forgets the data after
+        the call.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple of s indices, spend = (epsilon or epsilon', 0) under substitution)
+    Release
+        value: sorted tuple of s column indices; spend: (epsilon or epsilon', 0) under substitution.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters (named), before any random draw.
+    SolverError
+        An integer-programming backend failed or could not certify its answer.
     """
     X, y, s, eps, r, D = _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound)
     n, p = X.shape
@@ -1174,13 +1422,53 @@ class GapConditionError(ValueError):
 
 
 def bucket_log_sizes(p: int, s: int) -> np.ndarray:
-    "log |P_k| = log C(s, k) + log C(p - s, k) for k = 0..min(s, p - s), exact integers."
+    """log |P_k| = log C(s, k) + log C(p - s, k): the size of each bucket.
+
+    Parameters
+    ----------
+    p : int
+        Number of features.
+    s : int
+        Support size, 1 <= s < p.
+
+    Returns
+    -------
+    ndarray of shape (min(s, p - s) + 1,)
+        log |P_k| for k = 0..min(s, p - s), computed from exact integers.
+    """
     K = min(s, p - s)
     return np.array([math.log(math.comb(s, k) * math.comb(p - s, k)) for k in range(K + 1)])
 
 
 def mistakes_log_bucket_probs(bucket_scores, p: int, s: int, epsilon, delta) -> np.ndarray:
-    "log P(bucket k) ∝ log|P_k| - epsilon R~_k / (2 delta), k = 0..K."
+    """Log-probabilities of the buckets in the mistakes method.
+
+    log P(bucket k) = log |P_k| - epsilon (R~_k - R~_0) / (2 Delta) - log normaliser, where R~_k is
+    the best score of bucket k.
+
+    Parameters
+    ----------
+    bucket_scores : array-like of shape (K + 1,)
+        R~_k for k = 0..K = min(s, p - s) (bucket 0 first).
+    p : int
+        Number of features.
+    s : int
+        Support size.
+    epsilon : float
+        Privacy budget of the bucket draw (> 0, finite).
+    delta : float
+        The sensitivity Delta of the scores (> 0) (not a privacy delta).
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        Normalised log-probabilities.
+
+    Raises
+    ------
+    ValueError
+        epsilon or delta not positive and finite.
+    """
     v = np.asarray(bucket_scores, float)
     scale = check_epsilon(epsilon) / (2 * check_positive(delta, "delta"))
     z = bucket_log_sizes(p, s) - scale * (v - v[0])
@@ -1188,8 +1476,27 @@ def mistakes_log_bucket_probs(bucket_scores, p: int, s: int, epsilon, delta) -> 
 
 
 def uniform_bucket_member(center, k: int, p: int, rng=None) -> tuple:
-    """A uniform support with exactly k elements outside `center`: drop k uniform members, add k
-    uniform non-members."""
+    """A uniform support with exactly k elements outside `center`.
+
+    Drops k uniform members of `center` and adds k uniform non-members: the second stage of the
+    mistakes method once its bucket is drawn.
+
+    Parameters
+    ----------
+    center : array-like of int, shape (s,)
+        The centre support.
+    k : int
+        Number of mistakes, 0 <= k <= min(s, p - s).
+    p : int
+        Number of features.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
+
+    Returns
+    -------
+    tuple of int
+        The support, sorted.
+    """
     g = as_rng(rng)
     center = np.asarray(center)
     out = np.setdiff1d(np.arange(p), center)
@@ -1345,20 +1652,60 @@ def _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma, best_in_buc
 def mistakes_select(X, y, s: int, epsilon, *, r=1.1, b_x=0.5, b_y=0.5, loss: str = "squared",
                     bound: str = "tight", rule: str = "exact", gap_check: str = "raise",
                     search=None, rng=None) -> Release:
-    """The mistakes method (§2.1.2): epsilon-DP (substitute) *only on data with the Theorem 2 gap*.
+    """The mistakes method (Section 2.1.2): private only on data with the Theorem 2 gap.
+
+    The release is epsilon-DP (substitution) *conditional* on R(S2) - R(S1) > 2 Delta; by default a
+    fit on data without that gap raises `GapConditionError` (the refusal itself depends on the data:
+    use `mistakes_ptr_select` for an unconditional guarantee).
+
+    Neighbouring relation: substitution of one row, n public. X (and, for the squared loss,
+    y) are clipped entrywise to the public bounds before scoring; a call that clips issues one
+    `dplit.core.ClippingWarning` with the counts (for the curator: it is not a release).
 
     Parameters
     ----------
-    X, y : data (clipped to the public bounds with a warning); s : support size; epsilon : budget
-    r, b_x, b_y, loss, bound : score and sensitivity (see `sensitivity`)
-    rule : "exact" (Eq 8, exactly k mistakes) or "at_least" (Remark 2)
-    gap_check : "raise" (GapConditionError when gap <= 2 Delta_eff) or "warn" (release with a
-    warning)
-    search : a SearchBackend (default ExhaustiveSearch()); rng : Generator, int seed or None
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Privacy budget (> 0, finite), spent in full on the bucket draw.
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients in the score R(S, D) (public, > 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x, chosen without looking at the data; entries outside are clipped.
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y for the squared loss (clipped likewise); unused for the hinge
+        loss.
+    loss : {"squared", "hinge"}, default "squared"
+        Score: sum of squared residuals (Eq 4) or mean hinge loss (App C).
+    bound : {"tight", "paper"}, default "tight"
+        Sensitivity: "tight" (b_y + b_x r sqrt(s))^2, or Lemma A.1's 2 b_y^2 + 2 b_x^2 r^2 s (see
+        `sensitivity`); a larger Delta spends the same epsilon with more noise.
+    rule : {"exact", "at_least"}, default "exact"
+        Buckets of exactly k mistakes (Eq 8) or at least k (Remark 2).
+    gap_check : {"raise", "warn"}, default "raise"
+        Without the gap: raise GapConditionError, or release with a UserWarning (not private then).
+    search : SearchBackend or None, default None
+        How the bucket minima are found (None: `ExhaustiveSearch()`).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple of s indices, spend = (epsilon, 0), conditional on the gap)
+    Release
+        value: sorted tuple of s indices; spend: (epsilon, 0), conditional on the gap.
+
+    Raises
+    ------
+    GapConditionError
+        The data lack the gap and gap_check="raise".
+    ValueError, TypeError
+        Bad data or parameters (named), before any random draw.
+    SolverError
+        An integer-programming backend failed or could not certify its answer.
     """
     X, y, s, eps, r, D = _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound)
     if gap_check not in ("raise", "warn"):
@@ -1392,23 +1739,64 @@ def ptr_pass_probability(gap, delta_sens, epsilon_test, delta) -> float:
 def mistakes_ptr_select(X, y, s: int, epsilon, *, epsilon_test, delta, fallback="top_r", R=None,
                         r=1.1, b_x=0.5, b_y=0.5, loss: str = "squared", bound: str = "tight",
                         rule: str = "exact", search=None, rng=None) -> Release:
-    """Mistakes behind propose-test-release on the gap: (epsilon + epsilon_test, delta)-DP
-    (substitute), unconditionally.
+    """Mistakes behind propose-test-release on the gap, private on any data.
+
+    (epsilon + epsilon_test, delta)-DP: a Laplace test on the (rounded) gap decides whether the
+    mistakes draw is released; when it fails the fallback runs instead.
+
+    Neighbouring relation: substitution of one row, n public. X (and, for the squared loss,
+    y) are clipped entrywise to the public bounds before scoring; a call that clips issues one
+    `dplit.core.ClippingWarning` with the counts (for the curator: it is not a release).
 
     Parameters
     ----------
-    X, y : data (clipped to the public bounds with a warning); s : support size
-    epsilon : budget of the mistakes (and fallback) release; epsilon_test : budget of the test;
-    delta : in (0, 1)
-    fallback : "top_r" (run top-R with epsilon, T = inf, when the test fails) or None (release None)
-    R : top-R's list length for the fallback (default as in `top_r_select`)
-    r, b_x, b_y, loss, bound, rule, search : as in `mistakes_select`; rng : Generator, int seed or
-    None
+    X : array-like of shape (n, p)
+        Data, finite reals (numpy or pandas). Private: each row is one person.
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in {-1, +1} or {0, 1} (hinge loss). Private.
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Budget of the mistakes draw, and of the fallback top-R when the test fails (> 0, finite).
+    epsilon_test : float
+        Budget of the Laplace test on the gap (> 0, finite).
+    delta : float
+        The delta of the guarantee, in (0, 1); take it well below 1/n.
+    fallback : {"top_r", None}, default "top_r"
+        When the test fails: run `top_r_select` with epsilon and T = inf, or release None.
+    R : int or None, default None
+        List length of the top-R fallback (as in `top_r_select`), checked before any draw.
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients in the score R(S, D) (public, > 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x, chosen without looking at the data; entries outside are clipped.
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y for the squared loss (clipped likewise); unused for the hinge
+        loss.
+    loss : {"squared", "hinge"}, default "squared"
+        Score: sum of squared residuals (Eq 4) or mean hinge loss (App C).
+    bound : {"tight", "paper"}, default "tight"
+        Sensitivity: "tight" (b_y + b_x r sqrt(s))^2, or Lemma A.1's 2 b_y^2 + 2 b_x^2 r^2 s (see
+        `sensitivity`); a larger Delta spends the same epsilon with more noise.
+    rule : {"exact", "at_least"}, default "exact"
+        Bucket rule (as in `mistakes_select`).
+    search : SearchBackend or None, default None
+        How the bucket minima (and the fallback's list) are found (None: `ExhaustiveSearch()`).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple of s indices or None, spend = (epsilon + epsilon_test, delta) under
-    substitution)
+    Release
+        value: sorted tuple of s indices, or None (fallback=None and the test failed); spend:
+        (epsilon + epsilon_test, delta) under substitution.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters (named), before any random draw.
+    SolverError
+        An integer-programming backend failed or could not certify its answer.
     """
     X, y, s, eps, r, D = _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound)
     e1, d = check_epsilon(epsilon_test, "epsilon_test"), check_delta(delta, positive=True)
@@ -2299,42 +2687,24 @@ def verify_bss_audit_pairs(full: bool = False, rng=None) -> dict:
                 passed=0.8 <= t <= 1 + 1e-9 and 0.55 <= m <= 1 + 1e-9)
 
 # %% ../nbs/50_bss.ipynb #2f48a35d
+# the values of BestSubsetSelector(method=...): the release mechanisms documented on the class
 METHODS = ("top_r", "mistakes", "mistakes_ptr", "exponential")
 
 
 class _BestSubsetParams(SelectorMixin, BaseEstimator):
-    """Parameters of `BestSubsetSelector` (the methods follow in the next cell).
-
-    Parameters
-    ----------
-    s : support size; epsilon : total budget (see the methods above)
-    method : "top_r", "mistakes", "mistakes_ptr" or "exponential"; loss : "squared" or "hinge"
-    R, T : top-R's list length and tail draws (defaults: 2 + (p - s) s capped at C(p, s) - 1; T =
-    inf)
-    r, b_x, b_y : ball radius and public bounds (default 0.5, 0.5: entries of X and y are clipped
-    to [-b_x, b_x] and [-b_y, b_y]; choose them without looking at the data; a fit that clips warns
-    once with a `dplit.core.ClippingWarning`, counts for the curator, not a release); bound :
-    "tight" or "paper" (Lemma A.1) sensitivity
-    rule : "exact" (Eq 8) or "at_least" (Remark 2) buckets; gap_check : "raise" or "warn"
-    (method="mistakes")
-    delta, test_fraction : PTR's delta and the share of epsilon spent on the test
-    (method="mistakes_ptr")
-    search : a SearchBackend (default ExhaustiveSearch()); every fit makes it drop its caches and
-    statistics (`SearchBackend.forget`), so the fitted selector holds no data
-    random_state : None (fresh OS entropy at every fit, PCG64, not cryptographic) or an int seed
-    (reproduces a fit); a Generator is refused (`clone` would copy it and repeat the noise)
-    """
+    """The parameters of `BestSubsetSelector` (documented on that class) and their checks."""
 
     def __init__(self, *, s: int = 5, epsilon: float = 1.0, method: str = "top_r",
                  loss: str = "squared", R=None, T=math.inf, r: float = 1.1, b_x: float = 0.5,
                  b_y: float = 0.5, bound: str = "tight", rule: str = "exact",
                  gap_check: str = "raise", delta: float = 1e-6, test_fraction: float = 0.25,
-                 search=None, random_state=None):
+                 search=None, random_state=None, accountant=None):
         self.s, self.epsilon, self.method, self.loss = s, epsilon, method, loss
         self.R, self.T, self.r, self.b_x, self.b_y, self.bound = R, T, r, b_x, b_y, bound
         self.rule, self.gap_check, self.delta = rule, gap_check, delta
         self.test_fraction = test_fraction
         self.search, self.random_state = search, random_state
+        self.accountant = accountant
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_mask_")
@@ -2348,12 +2718,86 @@ class _BestSubsetParams(SelectorMixin, BaseEstimator):
 
 # %% ../nbs/50_bss.ipynb #8165995e
 class BestSubsetSelector(_BestSubsetParams):
-    """Private best-subset selection (Prastakos, Behdin & Mazumder 2025) as a scikit-learn
-    selector; see `_BestSubsetParams` for the parameters. Relation: substitution (n public).
+    """Private best-subset selection as a scikit-learn feature selector.
 
-    Bounds: X and (squared loss) y are clipped entrywise to the public b_x and b_y (default 0.5
-    each), which must be chosen without looking at the data; a fit that clips warns once with a
-    `dplit.core.ClippingWarning` (counts for the curator, not a release)."""
+    Prastakos, Behdin & Mazumder (2025).
+
+    `fit` releases s columns with one of four mechanisms; `transform` keeps them, `get_support`
+    returns the mask. Neighbouring relation: substitution of one row, n public. The spend is in
+    `spend_` (a `PrivacySpend`): epsilon ("top_r" with T = inf, "exponential"), epsilon conditional
+    on the gap ("mistakes"), or (epsilon, delta) ("mistakes_ptr").
+
+    Bounds: X and (squared loss) y are clipped entrywise to [-b_x, b_x] and [-b_y, b_y], which must
+    be chosen without looking at the data (e.g. from a public scaling); a fit that clips warns once
+    with a `dplit.core.ClippingWarning` (counts for the curator, not a release).
+
+    Parameters
+    ----------
+    s : int, default 5
+        Number of features to select, 1 <= s < p.
+    epsilon : float, default 1.0
+        Total privacy budget (> 0, finite). With method="mistakes_ptr" it is split:
+        (1 - test_fraction) epsilon to the draw, test_fraction epsilon to the test.
+    method : {"top_r", "mistakes", "mistakes_ptr", "exponential"}, default "top_r"
+        "top_r": Algorithm 1, epsilon-DP on any data. "mistakes": epsilon-DP only on data with the
+        Theorem 2 gap (see gap_check). "mistakes_ptr": the mistakes draw behind a test of the gap,
+        (epsilon, delta)-DP on any data; when the test fails, a top-R draw (T = inf) with the
+        draw's share of epsilon is released instead. "exponential": over all C(p, s) supports
+        (small p only).
+    loss : {"squared", "hinge"}, default "squared"
+        Regression score (y real) or classification score (y in {-1, +1} or {0, 1}).
+    R : int or None, default None
+        Top-R's list length, 1 <= R < C(p, s); None: 2 + (p - s) s capped at C(p, s) - 1.
+    T : int or math.inf, default math.inf
+        Top-R's tail draws; a finite T spends Theorem 1's epsilon' > epsilon (`theorem1_epsilon`).
+    r : float, default 1.1
+        Radius of the l2 ball on the coefficients in the score (public, > 0).
+    b_x : float, default 0.5
+        Public bound on |x_ij| (clipping bound, > 0).
+    b_y : float, default 0.5
+        Public bound on |y_i| for the squared loss (clipping bound, > 0).
+    bound : {"tight", "paper"}, default "tight"
+        The sensitivity used (see `sensitivity`): "paper" is Lemma A.1's larger bound.
+    rule : {"exact", "at_least"}, default "exact"
+        Buckets of the mistakes methods: exactly k mistakes (Eq 8) or at least k (Remark 2).
+    gap_check : {"raise", "warn"}, default "raise"
+        method="mistakes" on data without the gap: raise `GapConditionError`, or fit with a
+        UserWarning (no privacy guarantee then).
+    delta : float, default 1e-6
+        PTR's delta, in (0, 1) (method="mistakes_ptr" only); take it well below 1/n.
+    test_fraction : float, default 0.25
+        Share of epsilon spent on PTR's test, in (0, 1) (method="mistakes_ptr" only).
+    search : SearchBackend or None, default None
+        How the best supports are found: None (`ExhaustiveSearch()`, up to about 2e6 supports),
+        `MIPSearch()` (squared loss, large p) or `HingeOASearch()` (hinge). Every fit makes it drop
+        its caches and statistics, so the fitted selector holds no data. Not used by "exponential"
+        (giving one raises).
+    random_state : int or None, default None
+        None: fresh OS entropy at every fit (PCG64, not cryptographic); an int reproduces a fit. A
+        Generator is refused (`clone` would copy it and repeat the noise).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Attributes
+    ----------
+    selected_ : tuple of int
+        The released columns (sorted).
+    support_mask_ : ndarray of bool, shape (n_features_in_,)
+        The same as a mask.
+    spend_ : PrivacySpend
+        What the fit spent.
+    n_features_in_ : int
+        Number of columns seen in fit.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters (named), before any random draw.
+    GapConditionError
+        method="mistakes", gap_check="raise", and the data lack the Theorem 2 gap.
+    SolverError
+        An integer-programming search failed or hit its time limit without a certified answer.
+    """
 
     def _release(self, X, y, rng) -> Release:
         kw = dict(r=self.r, b_x=self.b_x, b_y=self.b_y, loss=self.loss, bound=self.bound,
@@ -2401,6 +2845,15 @@ class BestSubsetSelector(_BestSubsetParams):
                                  ensure_min_features=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
+        # the release's own checks, before the charge (a refused fit costs no budget)
+        s = _prepare(X, y, self.s, self.epsilon, self.r, self.b_x, self.b_y, self.loss,
+                     self.bound, clip=False)[2]
+        if self.loss == "squared" and self.b_y is None:
+            raise TypeError("b_y is required for the squared loss")
+        if self.R is not None and self.method in ("top_r", "mistakes_ptr"):
+            check_int(self.R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)
         if rel.value is None:
             raise RuntimeError("the PTR test failed and fallback=None; nothing was selected")

@@ -20,11 +20,8 @@ from .mechanisms import Release
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SAMP_AGG_MUTANTS', 'MCMC_MUTANTS', 'MCMC_AUDIT_ITER', 'lasso_vote', 'samp_agg_votes', 'samp_agg_scale',
-           'samp_agg_sample', 'samp_agg_select', 'argmax_law', 'samp_agg_pair', 'support_codes', 'verify_samp_agg_law',
-           'l1svm_fit', 'l1svm_vote', 'verify_samp_agg_l1svm', 'l1_scores', 'verify_l1_score', 'mcmc_sensitivity',
-           'mcmc_temperature', 'mcmc_chains', 'l1_scorer', 'table_scorer', 'chain_law', 'verify_mcmc_law',
-           'mcmc_log_tv_bound', 'mcmc_delta', 'mcmc_steps', 'verify_mcmc_delta_bound', 'mcmc_select', 'mcmc_pair']
+__all__ = ['lasso_vote', 'samp_agg_votes', 'samp_agg_scale', 'samp_agg_sample', 'samp_agg_select', 'l1svm_vote',
+           'mcmc_sensitivity', 'mcmc_temperature', 'mcmc_delta', 'mcmc_steps', 'mcmc_select']
 
 # %% ../nbs/52_bss_baselines.ipynb #0f903050
 def _top_s(beta, X, y, s: int) -> tuple:
@@ -35,18 +32,26 @@ def _top_s(beta, X, y, s: int) -> tuple:
 
 # %% ../nbs/52_bss_baselines.ipynb #c006a1b2
 def lasso_vote(X, y, s: int) -> tuple:
-    """The s-sparse Lasso support of one block: walk the Lasso path (LARS, no intercept, at most 4s
-    steps) from the top and stop at the first knot with at least s non-zero coefficients (or at
-    the last knot computed); keep the s largest |coefficients| there (ties: the larger |x_j'y|,
-    then the smaller index).
+    """The s-sparse Lasso support of one block: Samp-Agg's default vote.
+
+    Walks the Lasso path (LARS, no intercept, at most 4s steps) and stops at the first knot with at
+    least s non-zero coefficients (or at the last knot computed); keeps the s largest |coefficients|
+    there (ties: the larger |x_j'y|, then the smaller index). Not private by itself: Samp-Agg's
+    noise on the votes is.
 
     Parameters
     ----------
-    X : array (m, p); y : array (m,); s : support size, 1 <= s < p
+    X : ndarray of shape (m, p)
+        One block of rows.
+    y : ndarray of shape (m,)
+        Its targets.
+    s : int
+        Support size, 1 <= s < p.
 
     Returns
     -------
-    sorted tuple of exactly s column indices.
+    tuple of int
+        Exactly s column indices, sorted.
     """
     from sklearn.linear_model import lars_path
     _, _, coefs = lars_path(X, y, method="lasso", max_iter=4 * s)
@@ -59,16 +64,32 @@ def lasso_vote(X, y, s: int) -> tuple:
 def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
     """The vote vector of Samp-Agg: the share of blocks whose support contains each column.
 
+    Not private by itself (the noise is added by `samp_agg_sample`).
+
     Parameters
     ----------
-    X, y : data; s : support size
-    n_blocks : number of contiguous blocks of rows (default floor(sqrt(n))); the partition depends
-        on n only, so a substituted row changes exactly one block
-    vote : the per-block support rule; it must return exactly s distinct indices
+    X : array-like of shape (n, p)
+        Data (private), finite.
+    y : array-like of shape (n,)
+        Targets or labels (private).
+    s : int
+        Support size, 1 <= s < p.
+    n_blocks : int or None, default None
+        Number of contiguous blocks of rows, 1 <= n_blocks <= n (None: floor(sqrt(n))). The
+        partition depends on n only, so substituting one row changes exactly one block.
+    vote : callable, default lasso_vote
+        The per-block rule (X_block, y_block, s) -> s distinct column indices.
 
     Returns
     -------
-    array (p,) of frequencies in [0, 1] summing to s.
+    ndarray of shape (p,)
+        Vote frequencies in [0, 1], summing to s.
+
+    Raises
+    ------
+    ValueError
+        Bad data, s or n_blocks out of range, or a block whose vote is not s distinct indices (the
+        Laplace scale would then be too small).
     """
     X, y = check_X_y(X, y, min_rows=2)
     n, p = X.shape
@@ -85,14 +106,63 @@ def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
 
 
 def samp_agg_scale(s: int, n_blocks: int, epsilon) -> float:
-    "Laplace scale 2s / (n_blocks epsilon): one block's s-hot vote moves in at most 2s coordinates."
+    """Laplace scale 2s / (n_blocks epsilon) of Samp-Agg's noisy votes.
+
+    Substituting one row changes one block's s-hot vote, which moves the vote vector by 1 / n_blocks
+    in at most 2s coordinates (l1 sensitivity 2s / n_blocks).
+
+    Parameters
+    ----------
+    s : int
+        Support size (>= 1).
+    n_blocks : int
+        Number of blocks (>= 1).
+    epsilon : float
+        Privacy budget (> 0, finite).
+
+    Returns
+    -------
+    float
+        The Laplace scale (> 0, finite).
+
+    Raises
+    ------
+    ValueError
+        epsilon not positive and finite, n_blocks < 1, or a scale that overflows.
+    """
     return check_scale(2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon)),
                        "epsilon, n_blocks", "Laplace scale")
 
 # %% ../nbs/52_bss_baselines.ipynb #c010a1b2
 def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
-    """Top-s of the noisy vote vector votes + Lap(scale)^p (ranked by value, not absolute value).
-    Returns a sorted tuple, or with `size` an int array (size, s) of sorted rows."""
+    """Top-s of the noisy vote vector votes + Lap(scale)^p.
+
+    Ranked by value, not absolute value. epsilon-DP when `scale` is `samp_agg_scale(s, n_blocks,
+    epsilon)` and `votes` come from `samp_agg_votes` (substitution, n public).
+
+    Parameters
+    ----------
+    votes : array-like of shape (p,)
+        The vote vector.
+    s : int
+        Number of columns to release, 1 <= s <= p.
+    scale : float
+        Laplace scale (> 0).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
+    size : int or None, default None
+        Number of independent draws (None: one).
+
+    Returns
+    -------
+    tuple of int or ndarray of int, shape (size, s)
+        One sorted tuple, or with `size` one sorted row per draw.
+
+    Raises
+    ------
+    ValueError
+        votes not a finite 1-D array, s or size out of range, scale <= 0 (before any draw).
+    """
     v = check_array(votes, "votes", ndim=1)  # named refusals before any draw
     s = check_int(s, "s", low=1, high=len(v))
     g = as_rng(rng)
@@ -103,20 +173,42 @@ def samp_agg_sample(votes, s: int, scale, rng=None, size=None):
 
 
 def samp_agg_select(X, y, s: int, epsilon, *, n_blocks=None, vote=None, rng=None) -> Release:
-    """Samp-Agg (Kifer, Smith & Thakurta 2012) with s-sparse Lasso votes: epsilon-DP under
-    substitution with n public.
+    """Samp-Agg (Kifer, Smith & Thakurta 2012) with s-sparse votes: epsilon-DP.
+
+    Neighbouring relation: substitution of one row, n public. The rows are split into n_blocks
+    contiguous blocks, each votes for s columns, and the top s of the Laplace-noised vote shares are
+    released. No data bounds are needed (nothing is clipped): privacy comes from the vote vector's
+    sensitivity 2s / n_blocks. Utility needs blocks large enough to find the support (n_blocks about
+    sqrt(n)).
 
     Parameters
     ----------
-    X, y : data (no bounds needed: privacy comes from the vote vector's sensitivity)
-    s : support size; epsilon : budget
-    n_blocks : contiguous blocks (default floor(sqrt(n)))
-    vote : the per-block rule (default `lasso_vote`; `l1svm_vote` for classification)
-    rng : Generator, int seed or None
+    X : array-like of shape (n, p)
+        Data (private), finite reals; at least 2 rows.
+    y : array-like of shape (n,)
+        Targets (private), or labels in {-1, +1} with `vote=l1svm_vote`.
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Privacy budget (> 0, finite), spent in full.
+    n_blocks : int or None, default None
+        Number of contiguous blocks, 1 <= n_blocks <= n (None: floor(sqrt(n))).
+    vote : callable or None, default None
+        Per-block rule (X_block, y_block, s) -> s distinct indices (None: `lasso_vote`;
+        `l1svm_vote` for classification).
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple of s indices, spend = (epsilon, 0) under substitution)
+    Release
+        value: sorted tuple of s column indices; spend: (epsilon, 0) under substitution.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters (named), a vote that is not callable or does not return s distinct
+        indices, or data whose squared norms overflow; all before any random draw.
     """
     eps = check_epsilon(epsilon)
     X, y = check_X_y(X, y, min_rows=2)
@@ -242,19 +334,28 @@ def l1svm_fit(X, y, lam, model=None) -> np.ndarray:
 
 # %% ../nbs/52_bss_baselines.ipynb #08882517
 def l1svm_vote(X, y, s: int, steps: int = 40) -> tuple:
-    """The s-sparse L1-SVM support of one block: bisect log(lambda) in [1e-4, 1] lambda_max
-    (`steps` halvings) for exactly s non-zero coefficients (|beta_j| > 1e-9); a block that never
-    has exactly s keeps the s largest |beta_j| of the solution with the fewest non-zeros >= s
-    (else the most non-zeros), ties as `lasso_vote`.
+    """The s-sparse L1-SVM support of one block: a vote for classification.
+
+    Pass it as `samp_agg_select(..., vote=l1svm_vote)`. Bisects log(lambda) in
+    [1e-4, 1] lambda_max for exactly s non-zero coefficients (|beta_j| > 1e-9); a block that never
+    has exactly s keeps the s largest |beta_j| of the solution with the fewest non-zeros >= s (else
+    the most non-zeros), ties as in `lasso_vote`.
 
     Parameters
     ----------
-    X : array (m, p); y : labels in {-1, +1} (m,); s : support size, 1 <= s < p
-    steps : bisection steps
+    X : ndarray of shape (m, p)
+        One block of rows.
+    y : ndarray of shape (m,)
+        Its labels in {-1, +1}.
+    s : int
+        Support size, 1 <= s < p.
+    steps : int, default 40
+        Bisection steps on log(lambda).
 
     Returns
     -------
-    sorted tuple of exactly s column indices.
+    tuple of int
+        Exactly s column indices, sorted.
     """
     lam_max = float(np.max(np.abs(X.T @ y))) / len(y)
     if lam_max == 0:
@@ -400,8 +501,29 @@ def _full_faces_only(G, b, yy, row, B) -> float:
 
 # %% ../nbs/52_bss_baselines.ipynb #c024a1b2
 def mcmc_sensitivity(*, B=3.5, b_x=0.5, b_y=0.5) -> float:
-    """D_u = (B b_x + b_y)^2: the substitution sensitivity of R_B when |x_ij| <= b_x, |y_i| <= b_y
-    (every residual is at most b_y + ||x||_inf ||beta||_1 in absolute value)."""
+    """Substitution sensitivity D_u = (B b_x + b_y)^2 of the MCMC score R_B.
+
+    Every residual is at most b_y + b_x ||beta||_1 <= b_y + B b_x in absolute value.
+
+    Parameters
+    ----------
+    B : float, default 3.5
+        l1 radius of the score R_B(S) = min over ||beta||_1 <= B of ||y - X_S beta||^2 (> 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x (> 0).
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y (> 0).
+
+    Returns
+    -------
+    float
+        D_u (> 0, finite).
+
+    Raises
+    ------
+    ValueError
+        A bound not positive and finite, or a D_u that overflows.
+    """
     B, bx, by = (check_positive(v, k) for v, k in ((B, "B"), (b_x, "b_x"), (b_y, "b_y")))
     with float_overflow("B, b_x, b_y", "the sensitivity"):
         d = (B * bx + by) ** 2
@@ -409,8 +531,32 @@ def mcmc_sensitivity(*, B=3.5, b_x=0.5, b_y=0.5) -> float:
 
 
 def mcmc_temperature(epsilon, *, B=3.5, b_x=0.5, b_y=0.5) -> float:
-    """epsilon / (2 D_u): the inverse temperature at which the stationary law exp(-t R_B) is the
-    epsilon-DP exponential mechanism (the score is not monotone under substitution)."""
+    """Inverse temperature epsilon / (2 D_u) of the MCMC baseline.
+
+    At this temperature the chain's stationary law exp(-t R_B) is the epsilon-DP exponential
+    mechanism (substitution; the score is not monotone, hence the factor 2).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget of the stationary law (> 0, finite).
+    B : float, default 3.5
+        l1 radius of the score R_B(S) = min over ||beta||_1 <= B of ||y - X_S beta||^2 (> 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x (> 0).
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y (> 0).
+
+    Returns
+    -------
+    float
+        t (> 0, finite).
+
+    Raises
+    ------
+    ValueError
+        epsilon or a bound not positive and finite.
+    """
     return check_scale(check_epsilon(epsilon) / (2 * mcmc_sensitivity(B=B, b_x=b_x, b_y=b_y)),
                        "epsilon, B, b_x, b_y", "inverse temperature")
 
@@ -552,8 +698,36 @@ def mcmc_log_tv_bound(epsilon, n: int, p: int, s: int, n_iter: int, *, B=3.5, b_
 
 # %% ../nbs/52_bss_baselines.ipynb #43d7a611
 def mcmc_delta(epsilon, n: int, p: int, s: int, n_iter: int, **bounds) -> float:
-    """delta of the finite chain: min(1, (1 + e^eps) tau(T)), tau from `mcmc_log_tv_bound`
-    (same parameters; `bounds` = B, b_x, b_y). Returns a float in [0, 1]."""
+    """The delta a finite MCMC chain adds: min(1, (1 + e^epsilon) tau(T)).
+
+    tau(T) is the worst-case bound on the total variation between the chain's law after T steps and
+    its stationary law (`mcmc_log_tv_bound`); a public function of public quantities.
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget of the stationary exponential mechanism (> 0, finite).
+    n : int
+        Number of rows (public).
+    p : int
+        Number of features.
+    s : int
+        Support size, 1 <= s < p.
+    n_iter : int
+        Chain length T (>= 0).
+    **bounds
+        B, b_x, b_y as in `mcmc_sensitivity` (defaults 3.5, 0.5, 0.5).
+
+    Returns
+    -------
+    float
+        delta in [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named).
+    """
     lt = mcmc_log_tv_bound(epsilon, n, p, s, n_iter, **bounds)
     return min(1.0, math.exp(min(0.0, _log1p_exp(epsilon) + lt)))
 
@@ -564,8 +738,34 @@ def _log1p_exp(x) -> float:
 
 
 def mcmc_steps(epsilon, delta, n: int, p: int, s: int, **bounds) -> float:
-    """Smallest chain length T with mcmc_delta(...) <= delta (math.inf when the swap walk has no
-    absolute spectral gap, p = 2). Parameters as in `mcmc_delta`; delta in (0, 1)."""
+    """Smallest chain length T with `mcmc_delta(...) <= delta`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget of the stationary exponential mechanism (> 0, finite).
+    n : int
+        Number of rows (public).
+    p : int
+        Number of features.
+    s : int
+        Support size, 1 <= s < p.
+    delta : float
+        Target delta, in (0, 1).
+    **bounds
+        B, b_x, b_y as in `mcmc_sensitivity` (defaults 3.5, 0.5, 0.5).
+
+    Returns
+    -------
+    int or float
+        T (0 when no step is needed), or math.inf when the swap walk has no absolute spectral gap
+        (p = 2) and no finite length suffices.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named).
+    """
     dlt = check_delta(delta, positive=True)
     bd = dict(dict(B=3.5, b_x=0.5, b_y=0.5), **bounds)
     log0, rate = _tv_terms(epsilon, n, p, s, bd["B"], bd["b_x"], bd["b_y"])
@@ -614,26 +814,51 @@ def verify_mcmc_delta_bound(full: bool = False, rng=None) -> dict:
 # %% ../nbs/52_bss_baselines.ipynb #07865f09
 def mcmc_select(X, y, s: int, epsilon, delta, *, B=3.5, b_x=0.5, b_y=0.5, n_iter=None,
                 max_iter: int = 10**6, rng=None) -> Release:
-    """The MCMC baseline at the temperature of its privacy proof: one chain, final state, with the
-    delta its finite length costs under the worst-case mixing bound `mcmc_log_tv_bound`.
+    """The MCMC baseline (Roy & Tewari 2023) at the temperature of its privacy proof.
+
+    One Metropolis chain on the size-s supports with swap proposals, run for a length whose
+    worst-case mixing bound (`mcmc_log_tv_bound`) costs at most `delta`; its final state is
+    released. (epsilon, delta)-DP under substitution, n public. X and y are clipped entrywise to the
+    public bounds b_x, b_y, chosen without looking at the data; a call that clips issues one
+    `dplit.core.ClippingWarning` (counts for the curator, not a release). The provable chain length
+    grows quickly with n, p and epsilon: too long a chain is refused, not shortened.
 
     Parameters
     ----------
-    X, y : data (clipped to the public bounds b_x, b_y); s : support size
-    epsilon : budget of the stationary exponential mechanism; delta : the delta accepted, in (0, 1)
-    B : l1 radius of the score R_B; b_x, b_y : public bounds (default 0.5 and 0.5), chosen without
-    looking at the data: entries outside them are clipped, with one `dplit.core.ClippingWarning`
-    (counts for the curator, not a release)
-    n_iter : chain length; None = the smallest length with mcmc_delta <= delta
-    max_iter : refuse when that length exceeds it; rng : Generator, int seed or None
+    X : array-like of shape (n, p)
+        Data (private), finite reals.
+    y : array-like of shape (n,)
+        Targets (private).
+    s : int
+        Support size, 1 <= s < p.
+    epsilon : float
+        Budget of the stationary exponential mechanism (> 0, finite).
+    delta : float
+        The delta accepted for the finite chain, in (0, 1).
+    B : float, default 3.5
+        l1 radius of the score R_B(S) = min over ||beta||_1 <= B of ||y - X_S beta||^2 (> 0).
+    b_x : float, default 0.5
+        Public bound |x_ij| <= b_x (> 0).
+    b_y : float, default 0.5
+        Public bound |y_i| <= b_y (> 0).
+    n_iter : int or None, default None
+        Chain length; None: the smallest length with mcmc_delta <= delta (`mcmc_steps`). A shorter
+        length is refused.
+    max_iter : int, default 10**6
+        Refuse when the length needed exceeds it.
+    rng : numpy.random.Generator, int or None, default None
+        Source of randomness (None: fresh OS entropy, PCG64, not cryptographic).
 
     Returns
     -------
-    Release(value = sorted tuple, spend = (epsilon, mcmc_delta(...)) under substitution).
+    Release
+        value: sorted tuple of s indices; spend: (epsilon, mcmc_delta(...)) under substitution.
 
     Raises
     ------
-    ValueError naming n_iter when the chain is too short (or too long to run) for delta.
+    ValueError
+        n_iter too short for delta, or the length needed above max_iter (named "n_iter"); bad data
+        or parameters (named); all before any random draw.
     """
     from dplit.bss import clip_data
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)

@@ -20,11 +20,24 @@ from .bss_mip import HingeOASearch, MIPSearch, bss_data, hinge_data
 from .core import as_rng, check_int, run_sweep
 
 # %% auto #0
-__all__ = ['METHODS_LS', 'METHODS_HINGE', 'f1_scores', 'recovery_trial', 'recovery_sweep', 'recovery_summary']
+__all__ = ['f1_scores', 'recovery_sweep', 'recovery_summary']
 
 # %% ../nbs/53_bss_experiments.ipynb #c005a1b2
 def f1_scores(draws, truth) -> np.ndarray:
-    "F1 of each drawn support (rows) against the true support: 2 |S ∩ S*| / (|S| + |S*|)."
+    """F1 of each drawn support against the true support: 2 |S ∩ S*| / (|S| + |S*|).
+
+    Parameters
+    ----------
+    draws : array-like of int, shape (m, s) or (s,)
+        Supports, one per row.
+    truth : array-like of int
+        The true support S*.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        F1 in [0, 1] for each row.
+    """
     D = np.atleast_2d(np.asarray(draws))
     hits = np.isin(D, np.asarray(truth)).sum(1)
     return 2 * hits / (D.shape[1] + len(truth))
@@ -146,7 +159,13 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
     scheduler : str or None
         A Dask scheduler's address (see `run_sweep`).
     **kw
-        Passed to `recovery_trial`.
+        Passed to each trial: methods (subset of ("top_r", "mistakes", "samp_agg", "mcmc");
+        no "mcmc" for the hinge loss), epsilon (float, default 1.0, the budget of every
+        release), draws (int, default 50, releases per method and dataset), mcmc_chains_
+        (int or None, default None: `draws` independent MCMC chains), mcmc_iter (int, default
+        1000, chain length), search (backend for top-R and mistakes;
+        default exhaustive when C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss),
+        loss ("squared" or "hinge").
 
     Returns
     -------
@@ -160,7 +179,18 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
 
 
 def recovery_summary(df: pd.DataFrame) -> pd.DataFrame:
-    "Mean and standard error of the proportion correct and of F1 per method and n."
+    """Mean and standard error of the proportion correct and of F1 per method and n.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of `recovery_sweep` (columns method, n, correct, f1, seconds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, n): correct, correct_se, f1, f1_se, seconds (mean per run).
+    """
     agg = df.groupby(["method", "n"]).agg(
         correct=("correct", "mean"), correct_se=("correct", "sem"),
         f1=("f1", "mean"), f1_se=("f1", "sem"), seconds=("seconds", "mean"))

@@ -12,12 +12,12 @@ from itertools import combinations
 
 import numpy as np
 
-from .bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
+from dplit.bss import (ExhaustiveSearch, SearchBackend, _as_support, _check_s, enumerate_supports,
                        mistakes_count, mistakes_select, score_tolerance, support_scores,
                        top_r_select)
 # private to dplit.bss: the exact scorers behind support_scores
-from .bss import _check_data, _check_scale, _hinge_solve, _squared_scores
-from .core import as_rng, check_in_range, check_int, check_positive, check_X_y
+from dplit.bss import _check_data, _check_scale, _hinge_solve, _squared_scores
+from dplit.core import as_rng, check_in_range, check_int, check_positive, check_X_y
 
 # SCIP reads any number of magnitude >= 1e20 as infinite and treats numbers above its
 # numerics/hugeval (default 1e15) as huge: no coefficient we hand it may reach 1e15, and no
@@ -35,15 +35,10 @@ def _check_scip_numbers(values, name: str = "X, y, r") -> None:
     if not (np.all(np.isfinite(a)) and np.all(np.abs(a) < SCIP_HUGE)):
         raise ValueError(f"{name}: the data's scale puts numbers beyond {SCIP_HUGE:g} (or inf/NaN) "
                          "into SCIP's model; rescale X and y (or use a smaller r)")
-from .verify import register_benchmark, register_check
+from dplit.verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['SCIP_HUGE', 'SCIP_INFINITY', 'SolverError', 'mip9_kth_best', 'mip9_top_r', 'bss_data', 'verify_formulation9',
-           'psd_shift', 'PerspectiveCuts', 'verify_cut_validity', 'CutMaster', 'outer_approximation', 'oa_top_r',
-           'verify_oa_exact', 'largest_eigenvalue', 'iht_warm_start', 'one_swap_supports', 'kswap_bounds',
-           'kswap_candidates', 'MIPSearch', 'verify_top_r_exact', 'verify_selector', 'verify_bucket_bounds',
-           'hinge_data', 'HingeCuts', 'HingeOASearch', 'verify_hinge_cut_validity', 'verify_hinge_exact',
-           'verify_hinge_top_r_exact', 'bench_top_r']
+__all__ = ['SolverError', 'MIPSearch', 'HingeOASearch']
 
 # %% ../nbs/51_bss_mip.ipynb #a6d493d8
 class SolverError(RuntimeError):
@@ -1067,37 +1062,7 @@ def _merge_top(sup_a, v_a, sup_b, v_b, R):
 
 # %% ../nbs/51_bss_mip.ipynb #s0019c1d
 class _MIPSearchParams(SearchBackend):
-    """Top-R and per-bucket search at large p: IHT warm start, outer approximation (Algorithm 2,
-    SCIP master, exact perspective cuts) for the best support, exact one-swap scores, and an exact
-    certification of the supports with >= 2 swaps (Appendix B, with a certified fallback instead
-    of a failed check).
-
-    Parameters
-    ----------
-    tol : relative OA tolerance for the best support (times y'y)
-    oa_tol : relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
-        region
-    oa2_time : seconds for that run (its time-out is harmless: the certification is exact
-        regardless)
-    time_limit : seconds for the OA run of the best support; if it runs out (or SCIP stalls) the
-        best support seen so far becomes the centre of the certification, which is exact from
-        any centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom
-        prove optimality, so that run gets at most oa2_time
-    max_candidates : cap on the supports the certification may need to score (exceeding it
-        raises SolverError)
-    warm_start : "iht" (App B.2) or "none" (the s largest |X'y|)
-    certify_time : seconds for the certification of the supports with >= 2 swaps; its cost is
-        estimated from its first block, and a certification estimated (or found) to exceed it
-        raises SolverError at once, saying what to change. The error reaches the curator before
-        anything is released; whether it is raised depends on the data (and on the machine's
-        load), so it is not covered by the privacy guarantee: do not retry with another seed
-    memory_budget : bytes of working memory for the pair bounds of the certification (streamed
-        in bands of this size; the data, X'X and the listed supports come on top)
-
-    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
-    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
-    the logger "dplit.bss_mip" and timed in `last_stats_`.
-    """
+    """The parameters of `MIPSearch` (documented there) and their checks."""
 
     name = "mip"
 
@@ -1339,7 +1304,59 @@ def _far_bucket_bounds(X, y, r, cuts, center, k, budget: float = _BUDGET):
 
 # %% ../nbs/51_bss_mip.ipynb #s0119c1d
 class MIPSearch(_MIPSearchCertify):
-    __doc__ = _MIPSearchParams.__doc__
+    """Search backend for best-subset selection at large p (squared loss), by integer programming.
+
+    Pass it as `BestSubsetSelector(search=MIPSearch())` (or `search=` of `top_r_select`,
+    `mistakes_select`, `mistakes_ptr_select`). It finds the best support by outer approximation
+    (Algorithm 2: IHT warm start, SCIP master, exact perspective cuts), scores the one-swap
+    neighbours exactly, and certifies the supports with >= 2 swaps exactly (Appendix B, with a
+    certified fallback instead of a failed check). It sees the private data but releases nothing:
+    the mechanism's noise is added to its exact answer; its caches and `last_stats_` are dropped
+    when a release ends (`forget`).
+
+    With the defaults one search takes at most about time_limit + oa2_time + certify_time = 52 s
+    beyond forming X'X and scoring the listed supports; each phase is logged at INFO level on
+    the logger "dplit.bss_mip" and timed in `last_stats_`. Solver output is hidden unless
+    `dplit.bss.solver_verbose(True)`.
+
+    Parameters
+    ----------
+    tol : float, default 1e-9
+        Relative OA tolerance for the best support (times y'y), > 0.
+    oa_tol : float, default 0.005
+        Relative tolerance of the OA run that only provides an incumbent for the >= 2-swap
+        region, > 0.
+    oa2_time : float, default 2.0
+        Seconds for that run (its time-out is harmless: the certification is exact regardless).
+    time_limit : float, default 20.0
+        Seconds for the OA run of the best support; if it runs out (or SCIP stalls) the best
+        support seen so far becomes the centre of the certification, which is exact from any
+        centre. When X'X is singular (n < p) the cuts have no diagonal shift and seldom prove
+        optimality, so that run gets at most oa2_time.
+    max_candidates : int, default 2_000_000
+        Cap on the supports the certification may need to score (exceeding it raises
+        SolverError).
+    warm_start : {"iht", "none"}, default "iht"
+        IHT (App B.2), or the s largest |X'y|.
+    certify_time : float, default 30.0
+        Seconds for the certification of the supports with >= 2 swaps; its cost is estimated
+        from its first block, and a certification estimated (or found) to exceed it raises
+        SolverError at once, saying what to change.
+    memory_budget : float, default 512 * 2**20
+        Bytes of working memory for the pair bounds of the certification (streamed in bands of
+        this size; the data, X'X and the listed supports come on top).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named), at construction.
+    SolverError
+        At search time: a solve failed, the certification would exceed `certify_time` or
+        `max_candidates`, or an answer could not be certified. The error reaches the curator
+        before anything is released; whether it is raised depends on the data (and on the
+        machine's load), so it is not covered by the privacy guarantee: do not retry with
+        another seed.
+    """
 
     def top_r(self, X, y, s, R, *, r, loss="squared"):
         """The R best supports (Eq 5), best first, with exact scores (`dplit.bss.support_scores`).
@@ -1614,18 +1631,7 @@ class HingeCuts:
 
 # %% ../nbs/51_bss_mip.ipynb #520b0738
 class _HingeOABase(SearchBackend):
-    """Top-R and per-bucket search for the hinge score: outer approximation (Algorithm 2) with the
-    exact dual cuts of `HingeCuts` and the SCIP master `CutMaster`. `top_r` follows Appendix B
-    (best support, exact one-swap scores, the best supports with >= 2 swaps pulled one at a time
-    by exclusion cuts until the list is certified); bucket k by the constraint
-    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"). Exact scores only.
-
-    Parameters
-    ----------
-    tol : absolute tolerance of every OA solve (scores lie in [0, 1]); the default is the public
-        score tolerance of the mechanisms' chapter, so a bucket minimum is exact to it
-    time_limit : seconds per OA solve (exceeding it raises SolverError)
-    """
+    """The parameters of `HingeOASearch` (documented there) and their checks."""
 
     name = "hinge_oa"
 
@@ -1737,7 +1743,31 @@ class _HingeOABuckets(_HingeOATopR):
 
 # %% ../nbs/51_bss_mip.ipynb #ec0f1998
 class HingeOASearch(_HingeOABuckets):
-    __doc__ = _HingeOABase.__doc__
+    """Search backend for best-subset selection with the hinge loss, by integer programming.
+
+    Pass it as `BestSubsetSelector(loss="hinge", search=HingeOASearch())`. Outer approximation
+    (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best
+    support, exact one-swap scores, the best supports with >= 2 swaps pulled one at a time by
+    exclusion cuts until the list is certified); bucket k by the constraint
+    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"). Exact scores only. It
+    releases nothing itself, and drops its caches when a release ends (`forget`).
+
+    Parameters
+    ----------
+    tol : float, default 1e-9
+        Absolute tolerance of every OA solve (scores lie in [0, 1]); the default is the public
+        score tolerance of the mechanisms' chapter, so a bucket minimum is exact to it.
+    time_limit : float, default 600.0
+        Seconds per OA solve (exceeding it raises SolverError).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of range or of the wrong type (named), at construction.
+    SolverError
+        At search time: a solve failed or hit `time_limit` (data-dependent: not covered by the
+        privacy guarantee; do not retry with another seed).
+    """
 
     def top_r(self, X, y, s, R, *, r, loss="hinge"):
         """The R best supports (Eq 5) for the hinge score, best first, with exact scores; the
@@ -1823,7 +1853,7 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
     "enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
     "Appendix B's check holds and where it fails; stopping after one pull (the check trusted) "
     "is wrong on one of them",
-    "Prastakos, Behdin & Mazumder (2025), App B and C; spec F-V15",
+    "Prastakos, Behdin & Mazumder (2025), App B and C",
 )
 def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
     # fixed instances (rng unused): the check must hold on one and fail on others

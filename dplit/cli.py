@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import textwrap
 import time
 
 # %% auto #0
@@ -103,6 +105,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _out_folder(out: str, command: str) -> int:
+    "0 once the folder `out` exists or was made; 2 after a one-line message if it cannot be."
+    from pathlib import Path
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        return 0
+    except OSError as exc:
+        print(f"dplit {command}: --out {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
 def _verify(args) -> int:
     from dplit.verify import format_table, registered_checks, run_checks, select
     try:
@@ -110,7 +123,8 @@ def _verify(args) -> int:
     except ValueError as exc:
         print(f"dplit verify: {exc}", file=sys.stderr)
         return 2
-    client, status = _scheduler(args, "verify")
+    status = _out_folder(args.out, "verify")
+    client, status = (None, status) if status else _scheduler(args, "verify")
     if status:
         return status
     t0 = time.perf_counter()
@@ -143,19 +157,38 @@ def _scheduler(args, command: str):
     return None, 2
 
 
-def _text_table(rows) -> str:
-    "Dicts with the same keys as a left-aligned plain-text table."
-    cols = list(rows[0])
-    width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
-    line = lambda vals: "  ".join(f"{v!s:<{width[c]}}" for c, v in zip(cols, vals)).rstrip()
-    return "\n".join([line(cols), line("-" * width[c] for c in cols)]
-                     + [line(r[c] for c in cols) for r in rows])
+class _Wrapper(textwrap.TextWrapper):
+    "Wraps at spaces and, inside a long identifier such as a variant name, after an underscore."
+    wordsep_simple_re = re.compile(r"(\s+|(?<=_)(?=[^_\s]))")
+
+    def __init__(self, width: int):
+        super().__init__(width, break_on_hyphens=False)
+
+
+def _text_table(rows, width: int = 100, floors=None) -> str:
+    """Dicts with the same keys as a left-aligned plain-text table at most `width` columns wide:
+    the columns but the first (the name) are narrowed, the one furthest above its floor (12, or
+    `floors[column]`) first, and their cells wrapped onto continuation lines."""
+    cols, floors = list(rows[0]), {c: (floors or {}).get(c, 12) for c in rows[0]}
+    w = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    while sum(w.values()) + 2 * (len(cols) - 1) > width and len(cols) > 1:
+        c = max(cols[1:], key=lambda c: w[c] - floors[c])
+        if w[c] <= floors[c]:  # every column at its floor: wider than `width`, words kept whole
+            break
+        w[c] -= 1
+    def block(vals):  # one row, as as many lines as its tallest wrapped cell
+        cells = [_Wrapper(w[c]).wrap(str(v)) or [""] for c, v in zip(cols, vals)]
+        return ["  ".join(f"{(x[i] if i < len(x) else ''):<{w[c]}}"
+                          for c, x in zip(cols, cells)).rstrip()
+                for i in range(max(map(len, cells)))]
+    lines = block(cols) + ["  ".join("-" * w[c] for c in cols)]
+    return "\n".join(lines + [ln for r in rows for ln in block([r[c] for c in cols])])
 
 
 def _audit_list(entries, cases) -> int:
     print(_text_table([{"name": e.name, "mechanism": e.mechanism, "relation": c.relation,
                         "variants": ", ".join(c.variants), "source": e.source}
-                       for e, c in zip(entries, cases)]))
+                       for e, c in zip(entries, cases)], floors={"mechanism": 20, "variants": 24}))
     return 0
 
 # %% ../nbs/04_cli.ipynb #001b9191
@@ -272,9 +305,10 @@ def main(argv=None) -> int:
     -------
     int
         The exit status: 0 on success; 1 if a check failed, a correct audit variant failed or a
-        mutant was missed; 2 for an unknown check, benchmark or audit name, or a `--scheduler`
-        that cannot be used (no `distributed`, no scheduler at the address); 130 when interrupted
-        (Ctrl-C).
+        mutant was missed, or the reader of the output left (a closed pipe); 2 for a usage error:
+        an unknown check, benchmark or audit name, an `--out` folder that cannot be made, or a
+        `--scheduler` that cannot be used (no `distributed`, no scheduler at the address); 130
+        when interrupted (Ctrl-C).
     """
     args = _parser().parse_args(argv)
     import matplotlib
@@ -286,3 +320,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:                          # Ctrl-C: a message, not a traceback
         print(f"dplit {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:                            # `dplit list | head`: the reader left
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1

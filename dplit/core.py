@@ -17,7 +17,8 @@ __all__ = ['TINY', 'RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool
            'check_in_range', 'check_int', 'check_k', 'check_scale', 'float_overflow', 'check_finite_release',
            'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
            'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'ClippingWarning',
-           'warn_clipped', 'dask_client', 'run_sweep']
+           'warn_clipped', 'NonPrivatePreprocessingWarning', 'check_private_pipeline', 'make_pipeline', 'dask_client',
+           'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -37,7 +38,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     ----------
     epsilon : float
         The value to check.
-    name : str
+    name : str, default 'epsilon'
         Name of the parameter, used in error messages.
 
     Returns
@@ -88,7 +89,7 @@ def check_delta(delta, name: str = "delta", positive: bool = False) -> float:
     ----------
     delta : float
         The value to check.
-    name : str
+    name : str, default 'delta'
         Name of the parameter, used in error messages.
     positive : bool, default False
         Refuse 0.
@@ -182,7 +183,7 @@ def check_int(k, name: str, low: int | None = None, high: int | None = None) -> 
         The value to check (Python or NumPy integer).
     name : str
         Name of the parameter, used in error messages.
-    low, high : int or None
+    low, high : int or None, default None
         Bounds, inclusive; None for no bound.
 
     Returns
@@ -217,7 +218,7 @@ def check_k(k, d: int, name: str = "k", allow_all: bool = False) -> int:
         The value to check.
     d : int
         Number of items.
-    name : str
+    name : str, default 'k'
         Name of the parameter, used in error messages.
     allow_all : bool, default False
         Accept k = d.
@@ -256,7 +257,7 @@ def check_scale(x, name: str, what: str = "noise scale") -> float:
         The derived number.
     name : str
         The parameters it was derived from, named in the error message.
-    what : str
+    what : str, default 'noise scale'
         What the number is, for the message.
 
     Returns
@@ -288,7 +289,7 @@ def float_overflow(name: str, what: str = "a derived quantity"):
     ----------
     name : str
         The parameters whose size caused the overflow, named in the message.
-    what : str
+    what : str, default 'a derived quantity'
         What was being computed, for the message.
     """
     try:
@@ -305,7 +306,7 @@ def check_finite_release(value, name: str = "value"):
     ----------
     value : array_like
         The noisy output about to be returned.
-    name : str
+    name : str, default 'value'
         The input whose size made the release overflow, named in the message.
 
     Returns
@@ -348,7 +349,7 @@ def check_array(
     ----------
     X : array_like
         The value to check (lists, pandas objects and arrays are accepted).
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
     ndim : int, default 2
         Required number of dimensions.
@@ -406,7 +407,7 @@ def check_X_y(
         Target.
     min_rows : int, default 2
         Minimal number of rows.
-    X_name, y_name : str
+    X_name, y_name : str (defaults: X_name='X', y_name='y')
         Names used in error messages.
 
     Returns
@@ -444,7 +445,7 @@ def check_real_data(X, name: str = "X") -> None:
     ----------
     X : array_like
         The data.
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
 
     Raises
@@ -470,7 +471,7 @@ def check_no_constant_columns(X: np.ndarray, name: str = "X") -> np.ndarray:
     ----------
     X : numpy.ndarray of shape (n, d)
         Validated design matrix.
-    name : str
+    name : str, default 'X'
         Name of the parameter, used in error messages.
 
     Returns
@@ -498,7 +499,7 @@ def check_binary_labels(y, name: str = "y") -> np.ndarray:
     ----------
     y : array_like of shape (n,)
         The labels.
-    name : str
+    name : str, default 'y'
         Name of the parameter, used in error messages.
 
     Returns
@@ -527,7 +528,7 @@ def as_rng(rng=None) -> np.random.Generator:
 
     Parameters
     ----------
-    rng : numpy.random.Generator, int, numpy.random.SeedSequence or None
+    rng : numpy.random.Generator, int, numpy.random.SeedSequence or None, default None
         A Generator is returned as is; an int seed (>= 0) or SeedSequence seeds a new one; None uses
         fresh entropy from the operating system. New generators are PCG64, which is not a
         cryptographically secure generator. Estimators take `random_state` through the stricter
@@ -632,6 +633,7 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
     return as_rng(rng).spawn(check_int(n, "n", low=1))
 
 # %% ../nbs/00_core.ipynb #84a78f95
+# RELATIONS: the neighbouring relations: add/remove one row, or substitute one row
 RELATIONS = ("add/remove", "substitute")
 
 # %% ../nbs/00_core.ipynb #e31f9e50
@@ -642,7 +644,7 @@ def check_relation(relation, name: str = "relation") -> str:
     ----------
     relation : str
         "add/remove" or "substitute".
-    name : str
+    name : str, default 'relation'
         Name of the parameter, used in error messages.
 
     Returns
@@ -670,11 +672,11 @@ class PrivacySpend:
         The epsilon spent.
     delta : float, default 0
         The delta spent.
-    mechanism : str
+    mechanism : str, default ''
         Name of the mechanism, for display.
     relation : str, default 'add/remove'
         Neighbouring relation of the guarantee.
-    events : tuple
+    events : tuple, default ()
         Exact dp_accounting events, used by `compose` for tighter accounting.
 
     Raises
@@ -728,7 +730,7 @@ def compose(
     ----------
     spends : iterable of PrivacySpend
         The spends on the same data, all under one relation.
-    target_delta : float or None
+    target_delta : float or None, default None
         Delta at which the PLD accountant reports epsilon; None for basic composition only.
     mechanism : str, default 'composition'
         Name of the result.
@@ -819,9 +821,139 @@ def warn_clipped(source: str, parts, stacklevel: int = 2) -> str | None:
     warnings.warn(msg, ClippingWarning, stacklevel=stacklevel + 1)
     return msg
 
+# %% ../nbs/00_core.ipynb #i24r-core1
+class NonPrivatePreprocessingWarning(UserWarning):
+    """A private dplit estimator sits in a pipeline with a step that learns from the data without
+    differential privacy (a scaler, imputer or encoder fitted on the private rows, a non-private
+    dplit baseline): the pipeline's output is not differentially private, whatever its dplit
+    steps' `spend_` says."""
+
+
+_NOT_PRIVATE = ("RadoBoostClassifier", "AdaBoostExamplesClassifier", "OLSRegressor")
+_STATELESS = ("FunctionTransformer", "PolynomialFeatures")  # fit learns only the column count
+
+
+def _leaves(est, path=""):
+    "(path, step) of every leaf of a Pipeline / ColumnTransformer / FeatureUnion, in order."
+    for attr in ("steps", "transformers", "transformer_list"):
+        parts = getattr(est, attr, None)
+        if isinstance(parts, list) and all(isinstance(p, tuple) and len(p) >= 2 for p in parts):
+            rem = getattr(est, "remainder", "drop") if attr == "transformers" else "drop"
+            if not isinstance(rem, str):                   # a ColumnTransformer's remainder step
+                parts = [*parts, ("remainder", rem)]
+            for part in parts:
+                yield from _leaves(part[1], f"{path}{part[0]}/")
+            return
+    yield path.rstrip("/"), est
+
+
+def _is_private(est) -> bool | None:
+    "True for a private dplit step, False for a data-dependent non-private one, None otherwise."
+    if est is None or isinstance(est, str):                    # 'passthrough', 'drop'
+        return None
+    name, dplit_step = type(est).__name__, type(est).__module__.split(".")[0] == "dplit"
+    if name == "Charged" and dplit_step:
+        return _is_private(est.estimator)
+    if dplit_step:
+        return not (name in _NOT_PRIVATE or (name == "PrivateRegressionPipeline"
+                                            and getattr(est, "pipeline", None) == "NonDP"))
+    try:
+        learns = est.__sklearn_tags__().requires_fit
+    except AttributeError:
+        learns = True
+    return False if learns and name not in _STATELESS else None
+
+
+def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
+    """Warn (`NonPrivatePreprocessingWarning`) when a pipeline mixes private dplit steps with steps
+    that learn from the data without privacy; return the paths of those steps.
+
+    Parameters
+    ----------
+    pipeline : estimator
+        A scikit-learn `Pipeline` (nested pipelines, `ColumnTransformer` and `FeatureUnion`
+        are searched) or any estimator (a single estimator is never flagged).
+    stacklevel : int, default 2
+        Passed to `warnings.warn`.
+
+    Returns
+    -------
+    list of str
+        The flagged steps ("name" or "outer/inner"), empty when nothing is flagged.
+    """
+    import warnings
+    leaves = list(_leaves(pipeline))
+    if len(leaves) < 2 and (not leaves or leaves[0][1] is pipeline):
+        return []
+    kinds = [(p, type(s).__name__, _is_private(s)) for p, s in leaves]
+    if not any(k is True for *_, k in kinds):
+        return []
+    bad = [f"{p} ({n})" for p, n, k in kinds if k is False]
+    if bad:
+        warnings.warn(
+            f"pipeline step(s) {', '.join(bad)} learn from the data without differential privacy "
+            "next to private dplit steps: the pipeline's output is not differentially private. "
+            "Use dplit.bounds.PrivateClipScaler, a stateless FunctionTransformer, or constants "
+            "chosen without the data.", NonPrivatePreprocessingWarning, stacklevel=stacklevel + 1)
+    return [b.split(" (")[0] for b in bad]
+
+
+def make_pipeline(*steps, memory=None, verbose: bool = False):
+    """`sklearn.pipeline.make_pipeline` whose `fit` first runs `check_private_pipeline` (so that
+    `cross_val_score`, `GridSearchCV` and plain fits of it warn about non-private steps).
+
+    Parameters
+    ----------
+    *steps : estimators
+        The steps, as for scikit-learn's `make_pipeline`.
+    memory : str, object or None, default None
+        Passed to the `Pipeline`.
+    verbose : bool, default False
+        Passed to the `Pipeline`.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        A `Pipeline` (subclass) that checks its steps at every `fit`.
+    """
+    from sklearn.pipeline import make_pipeline as _sk_make_pipeline
+    p = _sk_make_pipeline(*steps, memory=memory, verbose=check_bool(verbose, "verbose"))
+    return _checked_pipeline_class()(p.steps, memory=memory, verbose=verbose)
+
+
+def _checked_pipeline_class():
+    from sklearn.pipeline import Pipeline
+
+    if "_CheckedPipeline" not in globals():
+        class _CheckedPipeline(Pipeline):
+            "A Pipeline that runs `check_private_pipeline` before every fit."
+            def fit(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit(X, y, **params)
+
+            def fit_transform(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit_transform(X, y, **params)
+
+            def fit_predict(self, X, y=None, **params):
+                check_private_pipeline(self, stacklevel=2)
+                return super().fit_predict(X, y, **params)
+        _CheckedPipeline.__module__, _CheckedPipeline.__qualname__ = __name__, "_CheckedPipeline"
+        globals()["_CheckedPipeline"] = _CheckedPipeline
+    return globals()["_CheckedPipeline"]
+
+
+def __getattr__(name: str):
+    "The pipeline class is made on first use (so that importing dplit.core loads no sklearn)."
+    if name == "_CheckedPipeline":
+        return _checked_pipeline_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # %% ../nbs/00_core.ipynb #2af0fde8
 _CLIENTS: dict = {}
 
+# DISTRIBUTED_HINT: how to install the Dask extra (named in the ImportError)
 DISTRIBUTED_HINT = 'pip install "dplit[distributed]"'
 
 
@@ -897,19 +1029,19 @@ def run_sweep(task, settings, repeats: int = 1, rng=None, n_jobs: int = 1, progr
         The settings, one task per setting and repetition.
     repeats : int, default 1
         Repetitions of every setting.
-    rng : numpy.random.Generator, int, None, or list
+    rng : numpy.random.Generator, int, None, or list, default None
         One seed: task i (setting ``i // repeats``, repetition ``i % repeats``) gets the i-th
         generator spawned from it. A list gives every task its generator or seed as it is.
     n_jobs : int, default 1
         Local joblib workers (1: in this process; -1: every core). Ignored with a scheduler.
     progress : bool, default True
         Show a tqdm bar counting finished tasks.
-    desc : str or None
+    desc : str or None, default None
         The bar's label.
-    scheduler : str, distributed.Client or None
+    scheduler : str, distributed.Client or None, default None
         A Dask scheduler's address (``"tcp://host:8786"``) or client: run the tasks on its
         cluster through joblib's Dask backend. Needs ``pip install "dplit[distributed]"``.
-    labels : sequence of str or None
+    labels : sequence of str or None, default None
         One label per setting, shown beside the bar when that setting's task finishes.
 
     Returns
@@ -967,3 +1099,30 @@ def _results(task, settings, repeats, gens, n_jobs, client):
     with ctx:
         par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
         yield from par(delayed(task)(s, g) for s, g in jobs)
+    if client is None:
+        _stop_workers_at_exit()
+
+
+_EXIT_HOOK = []
+
+
+def _stop_workers_at_exit():
+    """Inside a worker process, stop joblib's local workers when the process exits.
+
+    joblib keeps its loky workers alive for 300 s after a sweep, to reuse them. A process that is
+    itself a multiprocessing worker (a process pool running notebooks, a user's own pool) joins its
+    children before it exits, so without this the pool would wait up to five minutes for nothing.
+    The workers stay available to later sweeps until then; the hook runs among multiprocessing's
+    exit finalizers, before the join."""
+    import multiprocessing
+    from multiprocessing.util import Finalize
+    if multiprocessing.parent_process() is None or _EXIT_HOOK:
+        return
+    _EXIT_HOOK.append(Finalize(None, _shutdown_local_workers, exitpriority=100))
+
+
+def _shutdown_local_workers():
+    from joblib.externals.loky import reusable_executor
+    ex = getattr(reusable_executor, "_executor", None)
+    if ex is not None:
+        ex.shutdown(wait=True)

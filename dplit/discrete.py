@@ -19,11 +19,9 @@ from .mechanisms import Release, _value, analytic_gaussian_sigma, gaussian_log_d
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SCALE_LIMIT', 'naive_laplace_from_uniform', 'naive_reachable', 'mironov_fractions', 'grid_round', 'grid_sensitivity',
-           'ExactBits', 'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian', 'discrete_log_pmf',
-           'verify_discrete_samplers', 'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
-           'verify_discrete_gaussian_calibration', 'sigma2_up', 'discrete_laplace_mechanism',
-           'discrete_gaussian_mechanism', 'verify_discrete_audit_pairs']
+__all__ = ['SCALE_LIMIT', 'grid_round', 'grid_sensitivity', 'ExactBits', 'bernoulli_exp', 'discrete_laplace', 'discrete_gaussian',
+           'discrete_log_pmf', 'zcdp_log_delta', 'discrete_gaussian_sigma', 'discrete_gaussian_exact_delta',
+           'sigma2_up', 'discrete_laplace_mechanism', 'discrete_gaussian_mechanism']
 
 # %% ../nbs/07_discrete.ipynb #69810e63
 _TWO53 = float(2**53)
@@ -150,9 +148,9 @@ def grid_sensitivity(sensitivity, granularity, d: int = 1, norm: str = "l1") -> 
         L1 (``norm="l1"``) or L2 (``norm="l2"``) sensitivity of f.
     granularity : float
         The public grid step gamma.
-    d : int
+    d : int, default 1
         Dimension of f.
-    norm : {"l1", "l2"}
+    norm : {"l1", "l2"}, default 'l1'
         Which norm `sensitivity` bounds.
 
     Returns
@@ -180,7 +178,7 @@ class ExactBits:
 
     Parameters
     ----------
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Source of random bits.
     """
 
@@ -281,9 +279,9 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     ----------
     scale : float or fractions.Fraction
         t > 0; a float is taken at its exact binary value.
-    size : int or None
+    size : int or None, default None
         Number of draws (None: one draw, returned as a 0-d array).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
 
     Returns
@@ -300,9 +298,9 @@ def discrete_gaussian(sigma2, size=None, rng=None) -> np.ndarray:
     ----------
     sigma2 : float or fractions.Fraction
         The variance parameter sigma^2 > 0; a float is taken at its exact binary value.
-    size : int or None
+    size : int or None, default None
         Number of draws (None: one draw).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
 
     Returns
@@ -320,9 +318,11 @@ def discrete_log_pmf(y, law: str, param) -> np.ndarray:
     Parameters
     ----------
     y : array of int
+        Integer points at which the log-pmf is evaluated.
     law : {"laplace", "gaussian"}
+        Which law.
     param : float
-        t or sigma^2.
+        The scale t (Laplace) or the variance parameter sigma^2 (Gaussian), > 0.
 
     Returns
     -------
@@ -405,12 +405,14 @@ def discrete_gaussian_sigma(grid_sens, epsilon, delta) -> float:
     grid_sens : float
         L2 sensitivity of the rounded statistic (see `grid_sensitivity`).
     epsilon : float
+        Target epsilon, finite and > 0.
     delta : float
-        In (0, 1).
+        Target delta, in (0, 1).
 
     Returns
     -------
     float
+        sigma, in grid units (sigma^2 is then rounded up by `sigma2_up`).
     """
     K = check_positive(grid_sens, "grid_sens")
     e, ld = check_epsilon(epsilon), math.log(check_delta(delta, positive=True))
@@ -432,12 +434,16 @@ def discrete_gaussian_exact_delta(sigma, shift: int, epsilon) -> float:
     Parameters
     ----------
     sigma : float
+        Standard deviation parameter of both laws, in grid units, > 0.
     shift : int
+        The shift between the two laws (the grid sensitivity of a neighbouring pair).
     epsilon : float
+        The epsilon at which delta is computed, > 0.
 
     Returns
     -------
     float
+        max over events S of P_0(S) - e^eps P_shift(S) (tails beyond 40 sigma + 40 dropped).
     """
     s2, shift = check_positive(sigma, "sigma") ** 2, check_int(shift, "shift")
     w = int(40 * math.sqrt(s2)) + 40 + abs(shift)
@@ -477,10 +483,12 @@ def sigma2_up(sigma) -> Fraction:
     Parameters
     ----------
     sigma : float
+        The calibrated sigma, > 0 (in grid units, from `discrete_gaussian_sigma`).
 
     Returns
     -------
     fractions.Fraction
+        The next float above sigma * sigma, as an exact rational.
     """
     s = check_positive(sigma, "sigma")
     return Fraction(math.nextafter(s * s, math.inf))
@@ -501,9 +509,9 @@ def discrete_laplace_mechanism(value, sensitivity, epsilon, granularity, rng=Non
         Privacy parameter.
     granularity : float
         The public grid step gamma; outputs are multiples of gamma.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
-    relation : str
+    relation : str, default 'add/remove'
         The neighbouring relation `sensitivity` refers to.
 
     Returns
@@ -538,9 +546,9 @@ def discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, granularity,
         Privacy parameters, delta in (0, 1).
     granularity : float
         The public grid step gamma.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Randomness.
-    relation : str
+    relation : str, default 'add/remove'
         The neighbouring relation `sensitivity` refers to.
 
     Returns

@@ -21,16 +21,11 @@ from .mechanisms import Release, analytic_gaussian_sigma, floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['FIG2_ALPHAS', 'FIG2_SIGMAS', 'FIG2_EPSILONS', 'as_inputs', 'eq_kernel', 'eq_radial', 'sufficient_statistics',
-           'titsias_posterior', 'exact_gp_posterior', 'verify_titsias_exact', 'rk_trivial', 'rk_1d', 'rk_1d_tight',
-           'rk_multi', 'min_separation', 'kernel_norm_bound', 'verify_kernel_norm_bounds', 't_b', 'vech_scaled',
-           'unvech_scaled', 'dpgp_sensitivity', 'dpgp_sensitivity_sup', 'entry_change', 'verify_dpgp_sensitivity',
-           'DPGPNoise', 'dpgp_noise_scales', 'release_statistics', 'unpack_statistics', 'regulariser', 's22_eq14_sum',
-           's22_middle', 's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'predict_eq17',
-           'verify_s22_vectorised', 'symmetric_noise', 'sinc_data', 'covariance_curve', 'plot_covariance_curve',
-           'verify_noise_aware_covariance', 'pd_frequency', 'verify_regulariser_pd', 'DPGPResult', 'dpgp_inference',
-           'DPSparseGPRegressor', 'bench_dpgp_release', 'gp_function_sampler', 'calibration_experiment',
-           'plot_calibration', 'verify_dpgp_audit_pair']
+__all__ = ['eq_kernel', 'eq_radial', 'sufficient_statistics', 'titsias_posterior', 'rk_trivial', 'rk_1d', 'rk_1d_tight',
+           'rk_multi', 'min_separation', 'kernel_norm_bound', 't_b', 'vech_scaled', 'unvech_scaled', 'dpgp_sensitivity',
+           'DPGPNoise', 'dpgp_noise_scales', 'release_statistics', 'unpack_statistics', 'regulariser', 's22_middle',
+           's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'DPGPResult', 'dpgp_inference',
+           'DPSparseGPRegressor']
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
@@ -784,7 +779,7 @@ class DPGPNoise:
     """Noise scales of Alg 1: sigma_a on A, sigma_b = sigma_a / c on B-hat, for sensitivity
     Delta(R_k, R_y, c).
 
-    Attributes
+    Parameters
     ----------
     sigma_a : float
         Noise standard deviation on A.
@@ -1051,7 +1046,7 @@ class DPPosterior:
     """The noise-aware DP q(u) = N(m, S) on Z (Honkela (2021), Eq 9-15) and the pieces predictions
     need.
 
-    Attributes
+    Parameters
     ----------
     m : np.ndarray
         Mean of q(u).
@@ -1073,7 +1068,7 @@ class DPPosterior:
         The same without the noise correction.
     lam : float
         The regulariser used.
-    lifted : int
+    lifted : int, default 0
         How many times lambda was doubled.
     """
     m: np.ndarray
@@ -1577,7 +1572,7 @@ def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
 class DPGPResult:
     """Output of DP-GP inference (Alg 1): the public q(u) on Z, the kernel, and what it spent.
 
-    Attributes
+    Parameters
     ----------
     Z : np.ndarray
         Inducing inputs.
@@ -1800,9 +1795,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
     variance : float, default 1.0
         Kernel variance.
     epsilon : float, default 1.0
-        Privacy parameter epsilon.
+        Privacy parameter epsilon (finite, > 0), spent in full on one Gaussian release of the
+        sufficient statistics.
     delta : float, default 0.0001
-        Privacy parameter delta.
+        Privacy parameter delta, in (0, 1); take it well below 1/n.
     c : float, default 1.0
         Ratio sigma_a / sigma_b.
     R_y : float, default 1.0
@@ -1821,6 +1817,26 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Attributes
+    ----------
+    m_, S_ : ndarray
+        Mean (n_inducing,) and covariance (n_inducing, n_inducing) of the released q(u).
+    spend_ : PrivacySpend
+        (epsilon, delta) under substitution.
+    result_ : DPGPResult
+        The whole release (noise scales, posterior pieces), public.
+    inducing_points_ : ndarray of shape (n_inducing, n_features)
+        Z.
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, before any random draw: bad data or parameters (named); |y| > R_y with
+        clip_y=False; kernel_bound='1d' with several input columns; an R_k below the kernel
+        norm at an inducing point.
     """
 
     def __init__(
@@ -1840,6 +1856,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         rho: float = 0.01,
         covariance: str = "symmetric",
         random_state=None,
+        accountant=None,
     ):
         self.inducing_points = inducing_points
         self.input_bounds = input_bounds
@@ -1855,6 +1872,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         self.rho = rho
         self.covariance = covariance
         self.random_state = random_state
+        self.accountant = accountant
 
     def _check_params(self):
         for name in ("noise_std", "lengthscale", "variance", "c", "R_y"):
@@ -1923,6 +1941,8 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
                              "looking at the data)")
         if self.kernel_bound == "1d" and X.shape[1] != 1:
             raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
                              self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,

@@ -23,14 +23,10 @@ from .mechanisms import gaussian_log_delta
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['FIG3_SIGMAS', 'FIG3_LENGTHSCALES', 'FIG3_EPSILONS', 'DIRICHLET_AUDIT_PAIR', 'loglik_terms', 'loglik_clip_region',
-           'zcdp_rho', 'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult', 'coinpress_mean',
-           'verify_coinpress_privacy', 'verify_coinpress_accuracy', 'SelectionParams', 'find_root_t0',
-           'selection_params', 'HyperResult', 'dp_hyperparameter_learning', 'verify_liu_talwar',
-           'hyperparameter_experiment', 'plot_hyperparameters', 'heteroscedastic_statistics',
-           'heteroscedastic_sensitivity', 'dpgp_inference_heteroscedastic', 'verify_heteroscedastic',
-           'dirichlet_targets', 'dp_dirichlet_gp_classifier', 'verify_dpgp_hyper_coinpress_tie',
-           'verify_dpgp_hyper_audit_pairs', 'verify_dpgp_hyper_release_tie', 'bench_dpgp']
+__all__ = ['loglik_terms', 'loglik_clip_region', 'zcdp_rho', 'zcdp_to_dp_epsilon', 'coinpress_schedule', 'CoinpressResult',
+           'coinpress_mean', 'SelectionParams', 'find_root_t0', 'selection_params', 'HyperResult',
+           'dp_hyperparameter_learning', 'heteroscedastic_statistics', 'heteroscedastic_sensitivity',
+           'dpgp_inference_heteroscedastic', 'dirichlet_targets', 'dp_dirichlet_gp_classifier']
 
 # %% ../nbs/41_dpgp_hyper.ipynb #5f17cfd4
 def loglik_terms(mean, var_f, y, sigma: float) -> np.ndarray:
@@ -147,7 +143,7 @@ def coinpress_schedule(rho: float, n_iter: int = 12, last_share: float = 0.75) -
 class CoinpressResult:
     """The private mean, the intervals visited, and the per-step noise.
 
-    Attributes
+    Parameters
     ----------
     mean : float
         The private mean.
@@ -350,7 +346,7 @@ class SelectionParams:
     """Parameters of Alg 2 for a target (eps_tot, delta_tot) and stopping probability gamma (Honkela
     (2021), Alg 2, App C).
 
-    Attributes
+    Parameters
     ----------
     epsilon_tot : float
         Total epsilon of the search.
@@ -460,7 +456,7 @@ class HyperResult:
     """Output of Alg 2: the chosen candidate index, its DP q(u), its noisy validation score, the
     draws used, the spend.
 
-    Attributes
+    Parameters
     ----------
     index : int
         Index of the chosen candidate.
@@ -1108,6 +1104,12 @@ def dp_dirichlet_gp_classifier(
     -------
     tuple
         (predict_proba, spend): a function of new inputs, and the total spend.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or parameters (named): labels outside {0, ..., n_classes - 1}, epsilon not
+        finite and > 0, delta outside (0, 1).
     """
     from dplit.core import compose
     yt, s2 = dirichlet_targets(labels, n_classes, alpha_eps)

@@ -24,11 +24,8 @@ from .mechanisms import Release, peel_top_k
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'algorithm1_literal',
-           'verify_algorithm1', 'DPKendallSelector', 'sub_lasso', 'SubLassoSelector', 'theorem38_data',
-           'theorem38_success', 'theorem38_curve', 'nonprivate_kendall_selection', 'ols_test_r2', 'compare_selectors',
-           'plot_comparison', 'audit_pair', 'verify_dpkendall_audit', 'later_round_pair', 'sub_lasso_law',
-           'sub_lasso_pair', 'verify_dpkendall_audit_pairs', 'benchmark_table', 'bench_dpkendall']
+__all__ = ['ROUND1_SENSITIVITY', 'LATER_SENSITIVITY', 'KendallScorer', 'ScipyKendallScorer', 'dp_kendall', 'DPKendallSelector',
+           'sub_lasso', 'SubLassoSelector']
 
 # %% ../nbs/12_dpkendall.ipynb #38a19af8
 ROUND1_SENSITIVITY = 1.5   # Lemma 3.2: |tau_hat(X_j, Y)| moves by <= 3/2
@@ -218,9 +215,9 @@ def dp_kendall(X, y, k: int, epsilon, rng=None, size=None) -> Release:
         Number of features to select, 1 <= k < d.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent runs; None for one.
 
     Returns
@@ -354,6 +351,8 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages
         X, y = check_X_y(X, y, min_rows=2)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)
         self.n_features_in_ = X.shape[1]
         self.selected_ = np.asarray(rel.value, dtype=np.int64)
@@ -375,7 +374,7 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
 
 # %% ../nbs/12_dpkendall.ipynb #281f1087
 class DPKendallSelector(_PrivateSelector):
-    """scikit-learn feature selector running DPKendall, epsilon-DP under add/remove.
+    r"""scikit-learn feature selector running DPKendall, $\varepsilon$-DP under add/remove.
 
     Do not include an intercept column; the downstream model adds it back. After `fit`:
     ``selected_`` (indices in the order chosen), ``spend_`` and the support mask.
@@ -383,17 +382,33 @@ class DPKendallSelector(_PrivateSelector):
     Parameters
     ----------
     k : int, default 5
-        Number of features to select.
+        Number of features to select, $1 \le k < d$ (public).
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad `k` or `epsilon`, NaN/inf or non-numeric data,
+        fewer than 2 rows or a constant column; before any random draw.
+
+    Notes
+    -----
+    Budget: $k$ rounds of the exponential mechanism at $\varepsilon/k$ each (see `dp_kendall`);
+    `spend_` is $(\varepsilon, 0)$. The scores are Kendall rank correlations, bounded by
+    construction: no clipping bounds are needed, no data is clipped and no `ClippingWarning` is
+    raised. The selection is a set of indices: there is no refused release.
     """
 
-    def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None):
+    def __init__(self, *, k: int = 5, epsilon: float = 1.0, random_state=None, accountant=None):
         self.k, self.epsilon, self.random_state = k, epsilon, random_state
+        self.accountant = accountant
 
     def _release(self, X, y, rng):
         return dp_kendall(X, y, self.k, self.epsilon, rng=rng)
@@ -459,9 +474,9 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
         Number of subsets.
     alpha : float, default 0.05
         Lasso penalty.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int or None
+    size : int or None, default None
         Number of independent runs (for the audit; runs with the same partition share its Lasso
         fits); None for one.
 
@@ -506,27 +521,41 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
 
 # %% ../nbs/12_dpkendall.ipynb #2c7b958f
 class SubLassoSelector(_PrivateSelector):
-    """scikit-learn feature selector running SubLasso, epsilon-DP under add/remove.
+    r"""scikit-learn feature selector running SubLasso, $\varepsilon$-DP under add/remove.
 
     Parameters
     ----------
     k : int, default 5
-        Number of features to select.
+        Number of features to select (public).
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget $\varepsilon > 0$ of one `fit`, under add/remove of one row.
     m : int, default 20
-        Number of subsets.
+        Number of subsets of a random partition of the rows, one Lasso fit each (public).
     alpha : float, default 0.05
-        Lasso penalty.
+        Lasso penalty of the subset fits.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad argument or bad data; before any random draw.
+
+    Notes
+    -----
+    Budget: the whole $\varepsilon$ goes to one Peel over the subsets' top-$k$ votes (each row is
+    in one subset, whose top-$k$ votes move each count by at most 1); `spend_` is
+    $(\varepsilon, 0)$. The Lasso fits see the raw rows, but only their votes are released: no
+    clipping bounds, no `ClippingWarning`; there is no refused release.
     """
 
     def __init__(
         self, *, k: int = 5, epsilon: float = 1.0, m: int = 20, alpha: float = 0.05,
-        random_state=None,
+        random_state=None, accountant=None,
     ):
         self.k, self.epsilon, self.m, self.alpha, self.random_state = (
             k,
@@ -535,6 +564,7 @@ class SubLassoSelector(_PrivateSelector):
             alpha,
             random_state,
         )
+        self.accountant = accountant
 
     def _release(self, X, y, rng):
         return sub_lasso(X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=rng)

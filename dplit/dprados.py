@@ -20,13 +20,9 @@ from .radoboost import radoboost_loop, select_iterate
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['DP_FEAT_AUDIT_SEED', 'dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_guarantee',
-           'dp_feat_K_pmfs', 'hockey_stick', 'dp_feat_window', 'rejection_sample_rados', 'dp_feat_sample',
-           'dp_feat_rados', 'verify_dp_feat_exact_privacy', 'dp_feat_mutant_window', 'window_K_pmfs', 'audit_pair',
-           'dp_feat_coordinate_mechanism', 'd_be', 'theorem7_bound', 'theorem7_table', 'verify_dp_feat_draws',
-           'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks', 'theorem8_run', 'theorem8_sweep',
-           'synthetic_boolean_domain', 'dp_feat_experiment', 'gaussian_experiment', 'plot_section6',
-           'verify_dprados_audit_pair', 'bench_radoboost']
+__all__ = ['dp_feat_beta', 'check_boolean_feature', 'dp_feat_window_K', 'dp_feat_window', 'rejection_sample_rados',
+           'dp_feat_rados', 'd_be', 'theorem7_bound', 'gaussian_edge_sigma', 'gaussian_edges', 'fixed_support_masks',
+           'dp_radoboost_sigma', 'DPRadoBoostClassifier']
 
 # %% ../nbs/32_dprados.ipynb #ac1b6232
 def dp_feat_beta(epsilon) -> float:
@@ -753,14 +749,19 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     """Gaussian-protected edge vectors y_i (x_i + x^r_i), x^r_i ~ N(0, sigma^2 I) (Nock, Patrini &
     Friedman (2015), §5.2).
 
+    Each released edge is (epsilon, delta)-DP for its own example under substitution when
+    ||x_i||_2 <= radius and sigma = `gaussian_edge_sigma(epsilon, delta, radius)`. Nothing is
+    clipped or checked: rows of larger norm are not covered by that guarantee (scale X by a public
+    constant first). sigma = 0 releases the exact edges (not private).
+
     Parameters
     ----------
     X : array_like of shape (m, d)
-        The examples; column `j_star` is the boolean sensitive feature.
+        The examples (private).
     y : array_like of shape (m,)
         Labels in {-1, 1} (or {0, 1}).
     sigma : float
-        Standard deviation of the Gaussian noise on every coordinate.
+        Standard deviation of the Gaussian noise on every coordinate (>= 0).
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
 
@@ -768,6 +769,11 @@ def gaussian_edges(X, y, sigma, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, d)
         The noisy edge vectors.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data, non-binary labels, or sigma < 0 (named), before any draw.
     """
     X, y = check_X_y(X, y, min_rows=1)
     y = check_binary_labels(y)
@@ -1227,6 +1233,310 @@ def plot_section6(dp: dict, ga: dict, title: str = ""):
     fig.suptitle(title); fig.tight_layout()
     return fig
 
+# %% ../nbs/32_dprados.ipynb #i24r-c01
+from .core import check_bool, check_delta, check_random_state, check_real_data
+from .core import warn_clipped
+from .radoboost import _check_T, _LinearBoost
+
+
+def _choose_batch(r_all: np.ndarray, active: np.ndarray, wfi: str) -> np.ndarray:
+    "The feature each run picks: largest |r| ('best') or the lower median of |r| ('median')."
+    a = np.abs(r_all)
+    if wfi == "best":
+        return np.argmax(np.where(active, a, -1.0), axis=1)
+    order = np.argsort(np.where(active, a, np.inf), axis=1, kind="stable")
+    pos = (active.sum(axis=1) - 1) // 2
+    return order[np.arange(len(order)), pos]
+
+
+def _boost_batch(R: np.ndarray, T: int, wfi: str = "best", kappa: float = 1.0,
+                 keep: str = "rado_risk", r_max: float = 1 - 1e-10) -> np.ndarray:
+    """RadoBoost (Algorithm 1 with the kappa-matched update) on a batch of rado sets R of shape
+    (B, n, d), one independent run per set; the kept theta of each run, shape (B, d)."""
+    B, n, d = R.shape
+    pistar = np.abs(R).max(axis=1)
+    active = pistar > 0
+    Rn = np.divide(R, pistar[:, None, :], out=np.zeros_like(R), where=active[:, None, :])
+    w, rows = np.full((B, n), 1.0 / n), np.arange(B)
+    theta, kept, best = np.zeros((B, d)), np.zeros((B, d)), np.full(B, np.inf)
+    for _ in range(T):
+        r_all = (w[:, None, :] @ Rn)[:, 0]                              # Eq. 9, every feature
+        k = _choose_batch(r_all, active, wfi)
+        r = np.clip(r_all[rows, k], -r_max, r_max)
+        a, x = np.arctanh(r) / kappa, Rn[rows, :, k]
+        if kappa == 1.0:                                              # Eq. 11
+            w = w * (1.0 - r[:, None] * x) / (1.0 - r * r)[:, None]
+        else:                                                         # the kappa-matched update
+            ch, sh = np.cosh(a), np.sinh(a)
+            w = w * (ch[:, None] - x * sh[:, None]) / (ch - r * sh)[:, None]
+        w /= w.sum(axis=1, keepdims=True)
+        theta[rows, k] += a / pistar[rows, k]
+        if keep == "rado_risk":               # the iterate of smallest risk on its own rados
+            risk = special.logsumexp(-np.einsum("bnd,bd->bn", R, theta), axis=1)
+            better = risk < best
+            kept[better], best[better] = theta[better], risk[better]
+    return theta if keep == "last" else kept
+
+
+# %% ../nbs/32_dprados.ipynb #i24r-c03
+def dp_radoboost_sigma(epsilon, delta, feature_bound, n_features: int) -> float:
+    r"""Noise of `DPRadoBoostClassifier`: the analytic Gaussian sigma at L2 sensitivity
+    $2B\sqrt{d'}$, where $d'$ counts the design's columns (features, plus the intercept's).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter epsilon > 0.
+    delta : float
+        Privacy parameter delta in (0, 1).
+    feature_bound : float
+        The public bound B on every entry of the design.
+    n_features : int
+        d', the number of design columns.
+
+    Returns
+    -------
+    float
+        The noise standard deviation per coordinate of every edge vector.
+    """
+    d = check_int(n_features, "n_features", low=1)
+    B = check_positive(feature_bound, "feature_bound")
+    return analytic_gaussian_sigma(2 * B * math.sqrt(d), epsilon, delta)
+
+
+def _dprb_design(X: np.ndarray, B: float, fit_intercept: bool):
+    "Entries clipped to [-B, B], the intercept column B appended; and how many entries clipped."
+    D = np.clip(X, -B, B)
+    n_clipped = int(np.count_nonzero(D != X))
+    return (np.column_stack([D, np.full(len(D), B)]) if fit_intercept else D), n_clipped
+
+
+def _dprb_release(D, ypm, sigma, n_rados, m_star, T, wfi, kappa, keep, rng, size=1):
+    """`size` independent fits on the design D: noisy edges y_i (x_i + z_i) (the only access to
+    the data), rados of support m_star over them (None: uniform supports), RadoBoost; the kept
+    theta of each fit, shape (size, d')."""
+    m, d = D.shape
+    noisy = ypm[None, :, None] * (D[None] + sigma * rng.normal(size=(size, m, d)))
+    if m_star is None:
+        masks = rng.integers(0, 2, size=(size * n_rados, m), dtype=np.int8)
+    else:
+        masks = fixed_support_masks(m, m_star, size * n_rados, rng)
+    masks = masks.reshape(size, n_rados, m)
+    if size == 1:
+        R = rados_from_masks(noisy[0], masks[0])[None]
+    else:
+        R = np.einsum("bnm,bmd->bnd", masks.astype(float), noisy)
+    return _boost_batch(R, T, wfi, kappa, keep)
+
+
+# %% ../nbs/32_dprados.ipynb #i24r-c04
+class DPRadoBoostClassifier(_LinearBoost):
+    r"""RadoBoost from Gaussian-protected examples (Nock, Patrini & Friedman (2015), §5.2, Theorem
+    8) as a scikit-learn classifier; $(\varepsilon, \delta)$-DP under **substitute** neighbours.
+
+    Neighbouring relation: two training samples of the same size $m$ (public) that differ in one
+    example $(x_i, y_i)$, features and label. The only access to the data is the release of the
+    $m$ edge vectors $y_i(\tilde x_i + z_i)$, $z_i \sim N(0, \sigma^2 I)$, of the clipped design
+    $\tilde x_i$ (entries clipped to $[-B, B]$, plus an intercept entry $B$); one example moves its
+    edge by at most $2B\sqrt{d'}$ in $\ell_2$, and $\sigma$ is the analytic Gaussian noise for that
+    sensitivity (`dp_radoboost_sigma`). Rados, boosting and the kept iterate are post-processing,
+    so the number of rados and of rounds costs no privacy. The pair of class labels is public:
+    pass it as `classes`; without it, `classes_` is the pair found in `y` and a `y` holding one
+    label only is refused, a data-dependent refusal outside the guarantee. Randomness: PCG64
+    (not a cryptographic generator). The fitted coefficients are a floating-point release, not
+    safe to publish as is (its low bits can leak, chapter 07): publish them through a grid and
+    the exact discrete mechanisms (`dplit.discrete`).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Privacy budget of one `fit` (> 0).
+    delta : float, default 1e-5
+        Privacy parameter delta in (0, 1).
+    feature_bound : float, default 1.0
+        Public bound B on every feature. Entries outside [-B, B] are clipped, with a
+        `dplit.core.ClippingWarning`; choose it (and the features' scale, e.g. with
+        `dplit.PrivateClipScaler`) without looking at the data.
+    fit_intercept : bool, default True
+        Append a constant feature B (inside the clipped design) whose coefficient is the
+        intercept.
+    n_rados : int, default 1000
+        Rados built from the noisy edges (post-processing).
+    support : float or None, default 0.5
+        Every rado sums round(support * m) noisy edges (the fixed support m* of Eq. 18); None
+        draws uniform random rados (Definition 1).
+    T : int, default 1000
+        Boosting rounds.
+    wfi : {"best", "median"}, default "best"
+        Weak feature index oracle: the feature of largest |r_t|, or the median-prudential one of
+        §6.
+    kappa : float, default 1.0
+        Renormalisation (>= 1) of the leveraging coefficients (§5.2).
+    keep : {"rado_risk", "last"}, default "rado_risk"
+        Keep the iterate of smallest exponential risk on the noisy rados, or the last one.
+    random_state : None or int, default None
+        None: fresh noise at every fit (PCG64 seeded from OS entropy); an int seed reproduces a
+        fit. A Generator is refused (see `dplit.core.check_random_state`).
+    classes : array_like of two labels or None, default None
+        The public label pair (sorted; positive decisions predict the second). Every label of
+        `y` must be one of them, and `y` may hold only one. None: the pair found in `y`.
+    accountant : BudgetAccountant or None, default None
+        Charged `expected_spend` after validation, before the first draw (see `dplit.accountant`).
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray of shape (d,)
+        The learnt linear classifier on the clipped features.
+    intercept_ : float
+        B times the intercept feature's coefficient (0 without intercept).
+    classes_ : numpy.ndarray of shape (2,)
+        The two labels; positive decisions predict `classes_[1]`.
+    sigma_ : float
+        The noise standard deviation (public: a function of the parameters and d).
+    spend_ : PrivacySpend
+        What the fit spent, relation "substitute".
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    """
+    def __init__(self, *, epsilon=1.0, delta=1e-5, feature_bound=1.0, fit_intercept=True,
+                 n_rados=1000, support=0.5, T=1000, wfi="best", kappa=1.0, keep="rado_risk",
+                 random_state=None, classes=None, accountant=None):
+        self.epsilon, self.delta, self.feature_bound = epsilon, delta, feature_bound
+        self.fit_intercept, self.n_rados, self.support, self.T = fit_intercept, n_rados, support, T
+        self.wfi, self.kappa, self.keep, self.random_state = wfi, kappa, keep, random_state
+        self.classes = classes
+        self.accountant = accountant
+
+    def _check_params(self, d: int) -> dict:
+        "Every public parameter, validated (no draw); the noise scale for d features."
+        eps, dlt = check_epsilon(self.epsilon), check_delta(self.delta, positive=True)
+        B = check_positive(self.feature_bound, "feature_bound")
+        if not math.isfinite(B):
+            raise ValueError(f"feature_bound must be finite, got {self.feature_bound!r}")
+        icpt = check_bool(self.fit_intercept, "fit_intercept")
+        n = check_int(self.n_rados, "n_rados", low=1)
+        if self.support is not None:
+            check_in_range(self.support, "support", 0.0, 1.0, low_closed=False)
+        _check_T(self.T)
+        if not isinstance(self.wfi, str) or self.wfi not in ("best", "median"):
+            raise ValueError(f"wfi must be 'best' or 'median', got {self.wfi!r}")
+        kappa = check_in_range(self.kappa, "kappa", 1.0, math.inf, high_closed=False)
+        if not isinstance(self.keep, str) or self.keep not in ("rado_risk", "last"):
+            raise ValueError(f"keep must be 'rado_risk' or 'last', got {self.keep!r} (the training "
+                             "error needs the clean examples)")
+        return dict(eps=eps, delta=dlt, B=B, icpt=icpt, n=n, kappa=kappa,
+                    sigma=dp_radoboost_sigma(eps, dlt, B, d + icpt))
+
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends (known before fitting).
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data.
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_`.
+        """
+        import dp_accounting
+        p = self._check_params(check_int(n_features, "n_features", low=1))
+        z = p["sigma"] / (2 * p["B"] * math.sqrt(n_features + p["icpt"]))
+        name = "DPRadoBoostClassifier (Gaussian-protected edges, Nock et al. 2015, §5.2)"
+        return PrivacySpend(p["eps"], p["delta"], name, "substitute",
+                            (dp_accounting.GaussianDpEvent(z),))
+
+    def _labels(self, X, y):
+        "X validated and y as +-1 against the public pair `classes` (no draw)."
+        if self.classes is None:
+            return self._prepare(X, y)
+        from sklearn.utils.validation import validate_data
+        check_real_data(X)
+        cls = np.asarray(self.classes)
+        ok = cls.ndim == 1 and cls.dtype.kind in "biufUS" and len(np.unique(cls)) == 2
+        if not ok or (cls.dtype.kind == "f" and not np.all(np.isfinite(cls))):
+            raise ValueError(f"classes must hold two distinct labels, got {self.classes!r}")
+        if np.asarray(y).dtype.kind == "c":
+            raise TypeError("y must hold class labels, got complex numbers")
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        cls = np.unique(cls)
+        if not np.all(np.isin(y, cls)):
+            raise ValueError("y holds a label that is not in classes")
+        self.classes_ = cls
+        return X, np.where(y == cls[1], 1.0, -1.0)
+
+    def fit(self, X, y):
+        "One private fit (every call spends the budget again); returns self."
+        g = check_random_state(self.random_state)
+        self._check_params(1)                             # parameters, data, labels: no draw
+        X, ypm = self._labels(X, y)
+        p = self._check_params(X.shape[1])
+        spend = self.expected_spend(X.shape[1])
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+        m = X.shape[0]
+        m_star = None if self.support is None else min(m, max(1, round(self.support * m)))
+        D, n_clipped = _dprb_design(X, p["B"], p["icpt"])
+        warn_clipped("DPRadoBoostClassifier.fit",
+                     [("entries of X", n_clipped, X.size, f"[-{p['B']:g}, {p['B']:g}]")])
+        theta = _dprb_release(D, ypm, p["sigma"], p["n"], m_star, self.T, self.wfi, p["kappa"],
+                              self.keep, g)[0]
+        self.coef_ = theta[:X.shape[1]].copy()
+        self.intercept_ = float(p["B"] * theta[-1]) if p["icpt"] else 0.0
+        self.sigma_, self.spend_ = p["sigma"], spend
+        return self
+
+    def decision_function(self, X):
+        "theta^T x on the clipped features, plus the intercept (positive: classes_[1])."
+        from sklearn.utils.validation import check_is_fitted, validate_data
+        check_is_fitted(self, "coef_")
+        check_real_data(X)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        B = float(self.feature_bound)
+        return np.clip(X, -B, B) @ self.coef_ + self.intercept_
+
+
+# %% ../nbs/32_dprados.ipynb #i24r-c08
+def _private_table1(datasets, epsilons=(1.0, 4.0, 16.0), splits=5, n=1000, T=1000, seed=0):
+    "Accuracy (%) mean±sd over `splits` held-out splits: RadoBoost vs DPRadoBoostClassifier."
+    import warnings
+
+    import pandas as pd
+    from sklearn.model_selection import StratifiedShuffleSplit
+    from sklearn.pipeline import make_pipeline as sk_pipeline
+    from dplit.bounds import PrivateClipScaler
+    from dplit.core import ClippingWarning
+    from dplit.radoboost import RadoBoostClassifier
+    rows = {}
+    for name, (X, y, bounds) in datasets.items():
+        acc = {}
+        cv = StratifiedShuffleSplit(splits, test_size=0.2, random_state=seed)
+        for s, (tr, te) in enumerate(cv.split(X, y)):
+            lo, hi = np.percentile(X[tr], 5, axis=0), np.percentile(X[tr], 95, axis=0)
+            Z = 2 * (np.clip(X, lo, hi) - lo) / np.where(hi > lo, hi - lo, 1.0) - 1
+            fits = {"majority": None,
+                    "RadoBoost (not private)": RadoBoostClassifier(n_rados=n, T=T, random_state=s)}
+            for e in epsilons:
+                fits[f"DP eps={e:g}"] = DPRadoBoostClassifier(epsilon=e, n_rados=n, T=T,
+                                                               random_state=s)
+            for k, est in fits.items():
+                a = (max(np.mean(y[te] > 0), np.mean(y[te] <= 0)) if est is None
+                     else est.fit(Z[tr], y[tr]).score(Z[te], y[te]))
+                acc.setdefault(k, []).append(100 * a)
+            if bounds is not None:
+                pipe = sk_pipeline(PrivateClipScaler(epsilon=1.0, bounds=bounds, n_grid=31,
+                                                     quantiles=(0.1, 0.9), random_state=s),
+                                   DPRadoBoostClassifier(epsilon=3.0, n_rados=n, T=T,
+                                                         random_state=s))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ClippingWarning)
+                    a = pipe.fit(X[tr], y[tr]).score(X[te], y[te])
+                acc.setdefault("private pipeline eps=4", []).append(100 * a)
+        rows[f"{name} (m={len(y)}, d={X.shape[1]})"] = {
+            k: f"{np.mean(v):.1f}±{np.std(v, ddof=1):.1f}" for k, v in acc.items()}
+    return pd.DataFrame(rows).T.fillna("")
+
 # %% ../nbs/32_dprados.ipynb #aud-bf57b0a6
 from .audit import AuditCase, pmf_epsilon, register_audit
 
@@ -1351,6 +1661,31 @@ def verify_dprados_audit_pair(full: bool = False, rng=None) -> dict:
     return dict(measured=f"exact loss {f:.6f} x eps/2 (closed form {closed:.6f}); chi-square p = "
                          f"{pval:.3f}; Gaussian edges pair {fe:.5f} eps",
                 tolerance="equal to 1e-9, <= 1; p > 1e-4; [0.999, 1]", passed=ok)
+
+# %% ../nbs/32_dprados.ipynb #i24r-c06
+@register_audit("dprados_classifier", "DPRadoBoostClassifier's fit path (clip, noisy edges, rados, "
+                "boosting), (1, 1e-2), B = 1, substitute",
+                "Nock, Patrini & Friedman (2015), Sec 5.2, Thm 8; Balle & Wang (2018)")
+def _audit_dprados_classifier(full: bool = False) -> AuditCase:
+    from dplit.dpgp import gaussian_pair_epsilon
+    eps, dlt, B = 1.0, 1e-2, 1.0
+    d0, d1 = (np.array([[1.5 * B]]), np.array([1.0])), (np.array([[-1.5 * B]]), np.array([1.0]))
+    sig = dp_radoboost_sigma(eps, dlt, B, 1)
+
+    def fit_path(s, clip=True):
+        def mech(data, g, n):
+            X, y = data
+            D = _dprb_design(X, B, False)[0] if clip else X
+            return _dprb_release(D, y, s, 1, 1, 1, "best", 1.0, "last", g, size=n)[:, 0]
+        return mech
+    variants = {"correct": fit_path(sig), "half_noise": fit_path(sig / 2),
+                "unclipped": fit_path(sig, clip=False)}
+    dist = {"correct": 2 * B / sig, "half_noise": 4 * B / sig, "unclipped": 3 * B / sig}
+    return AuditCase(variants, d0, d1, epsilon=eps, delta=dlt, relation="substitute",
+                     pair="one example at +1.5B vs -1.5B: its clipped edge moves by 2B, the "
+                          "sensitivity", vectorized=True, statistic=lambda th: 1.0 / th,
+                     n_trials=1_000_000 if full else 200_000,
+                     exact={v: gaussian_pair_epsilon(x, dlt) for v, x in dist.items()})
 
 # %% ../nbs/32_dprados.ipynb #43c2e7c6
 def _magic_or_synthetic():

@@ -24,11 +24,8 @@ from .mechanisms import Release, peel_top_k
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'METHODS', 'REAL_DATA', 'NonPrivateWarning', 'sis_scores', 'paper_transform', 'paper_scores',
-           'clipped_scores', 'paper_counterexample', 'clipped_worst_pair', 'clipped_substitution_pair', 'dp_sis',
-           'DPSISSelector', 'block_coefs', 'supports_from_coefs', 'block_supports', 'two_stage_top_k', 'top_k_accuracy',
-           'tgg', 'verify_dpsis_sensitivity', 'audit_dpsis', 'verify_dpsis_audit_pair', 'fig1_data', 'fig1_counts',
-           'synthetic_eq6', 'accuracy_sweep', 'verify_fig1', 'lasso_proxy', 'real_data_experiment']
+__all__ = ['NonPrivateWarning', 'sis_scores', 'clipped_scores', 'dp_sis', 'DPSISSelector', 'block_coefs', 'supports_from_coefs',
+           'block_supports', 'two_stage_top_k', 'top_k_accuracy', 'tgg']
 
 # %% ../nbs/21_dpsis.ipynb #dfd44a6e
 class NonPrivateWarning(UserWarning):
@@ -272,10 +269,11 @@ def dp_sis(
         Public bounds (low, high) of the target.
     rng : numpy.random.Generator, int or None
         Seed or generator; the same seed gives the same output.
-    relation : str, default 'add/remove'
-        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
-    variant : {'clipped', 'paper'}
-        Which scores to use.
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        The neighbouring relation of the guarantee; it sets the scores' sensitivity (1 or 2) and
+        is recorded in the spend.
+    variant : {'clipped', 'paper'}, default 'clipped'
+        The clipped DP scores, or the paper's data-dependent scaling (not DP).
     allow_non_private : bool, default False
         Permit `variant='paper'`.
     size : int or None
@@ -326,15 +324,19 @@ def dp_sis(
 class DPSISSelector(SelectorMixin, BaseEstimator):
     """scikit-learn feature selector running DP-SIS.
 
-    Default: the epsilon-DP variant with public clipping bounds. `variant='paper'` (not DP) requires
-    `allow_non_private=True`. After `fit`: `support_` (indices) and `spend_`.
+    `fit` runs `dp_sis`: epsilon-DP under `relation` ("add/remove" one row by default, or
+    "substitute" one row, n public), spent in full on one canonical Lipschitz top-k draw over the
+    clipped scores |x~_(i)^T y~| (sensitivity 1 under add/remove, 2 under substitution). Entries of
+    X and y outside the public bounds are clipped, with a `dplit.core.ClippingWarning`.
+    `variant='paper'` (not DP) requires `allow_non_private=True` and warns with
+    `NonPrivateWarning`.
 
     Parameters
     ----------
     k : int, default 5
-        Number of features.
+        Number of features to select, 1 <= k < d.
     epsilon : float, default 1
-        Privacy parameter.
+        Privacy budget (finite, > 0), spent in full by each fit.
     gamma : float, default 0.5
         Weight of the worst score taken in the canonical loss, in [0, 1).
     random_state : None or int, default None
@@ -349,12 +351,30 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         target on another scale (e.g. raw diabetes progression, 25 to 346, against the default
         (-1, 1)) is clipped to one value, so every score is noise. `fit` warns with a
         `dplit.core.ClippingWarning` (counts for the curator, not a release) when it clips.
-    relation : str, default 'add/remove'
-        The neighbouring relation under which `sensitivity` holds; recorded in the spend.
-    variant : {'clipped', 'paper'}
-        Which scores to use.
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        The neighbouring relation of the guarantee; it sets the scores' sensitivity (1 or 2) and
+        is recorded in `spend_`.
+    variant : {'clipped', 'paper'}, default 'clipped'
+        The clipped DP scores, or the paper's data-dependent scaling (not DP).
     allow_non_private : bool, default False
         Permit `variant='paper'`.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
+
+    Attributes
+    ----------
+    support_ : ndarray of int, shape (k,)
+        The released feature indices, sorted.
+    spend_ : PrivacySpend
+        What the fit spent: (epsilon, 0) under `relation`.
+    n_features_in_ : int
+        Number of columns seen in `fit`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters at `fit` (the message names the parameter), before any random
+        draw; `variant='paper'` without `allow_non_private=True`.
     """
 
     def __init__(
@@ -369,10 +389,12 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         relation: str = "add/remove",
         variant: str = "clipped",
         allow_non_private: bool = False,
+        accountant=None,
     ):
         self.k, self.epsilon, self.gamma, self.random_state = k, epsilon, gamma, random_state
         self.x_bounds, self.y_bounds, self.relation = x_bounds, y_bounds, relation
         self.variant, self.allow_non_private = variant, allow_non_private
+        self.accountant = accountant
 
     def fit(self, X, y):
         """Select the features.
@@ -401,6 +423,8 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
             ensure_min_features=2,
         )
         check_X_y(X, y)
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = dp_sis(
             X,
             y,
@@ -1038,7 +1062,7 @@ def synthetic_eq6(
     return X, X @ w + g.normal(0, math.sqrt(noise_var), n), w
 
 # %% ../nbs/21_dpsis.ipynb #4bc2838b
-METHODS = ("DP-SIS (clipped, DP)", "DP-SIS (paper, not DP)", "two-stage")
+SWEEP_METHODS = ("DP-SIS (clipped, DP)", "DP-SIS (paper, not DP)", "two-stage")
 
 # %% ../nbs/21_dpsis.ipynb #4c895686
 def accuracy_sweep(
@@ -1111,7 +1135,7 @@ def accuracy_sweep(
     counts = {k: supports_from_coefs(coefs, k).sum(0) for k in truth}
     out = {}
     for k, T in truth.items():
-        for m in METHODS:
+        for m in SWEEP_METHODS:
             acc = np.zeros((len(eps_grid), trials))
             tg = {q: np.zeros(len(eps_grid)) for q in ("TOP", "GREAT", "GOOD")}
             for i, eps in enumerate(

@@ -17,9 +17,8 @@ from .mechanisms import exponential_mechanism, gumbel_noise, peel_top_k
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['PEEL_AUDIT', 'gumbel_pdf', 'gumbel_cdf', 'plackett_luce_log_prob', 'sequential_peel', 'peel_equivalence_pvalues',
-           'verify_peel_equivalence', 'max_gumbel_bound', 'max_abs_gumbel_cdf', 'max_abs_gumbel_quantile',
-           'verify_gumbel_max_bound', 'peel_audit_pair', 'peel_exact_loss', 'peel_law', 'verify_peel_audit_pair']
+__all__ = ['gumbel_pdf', 'gumbel_cdf', 'plackett_luce_log_prob', 'sequential_peel', 'max_gumbel_bound', 'max_abs_gumbel_cdf',
+           'max_abs_gumbel_quantile']
 
 # %% ../nbs/11_gumbel.ipynb #b52af001
 def gumbel_pdf(x, b):
@@ -128,7 +127,7 @@ def sequential_peel(scores, k: int, sensitivity, epsilon, rng=None, size: int = 
         l-infinity sensitivity of the scores, > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
     size : int, default 1
         Number of independent runs.

@@ -17,11 +17,9 @@ from .core import as_rng, check_array, check_in_range, check_int, check_positive
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['SETTINGS_35', 'discordance2_brute', 'tau_hat_from_d2', 'discordance2', 'kendall_tau_hat', 'KendallColumns',
-           'kendall_tau_hat_columns', 'tight_pair', 'tau_hat_exact', 'exhaustive_no_ties', 'exhaustive_with_ties',
-           'hill_climb_sensitivity', 'verify_kendall_sensitivity', 'population_tau_gaussian', 'population_tau_owen',
-           'population_tau_mc', 'verify_population_tau', 'concentration_bound', 'hoeffding_bound', 'tau_hat_deviations',
-           'verify_concentration']
+__all__ = ['discordance2_brute', 'tau_hat_from_d2', 'discordance2', 'kendall_tau_hat', 'KendallColumns',
+           'kendall_tau_hat_columns', 'population_tau_gaussian', 'population_tau_owen', 'population_tau_mc',
+           'concentration_bound', 'hoeffding_bound']
 
 # %% ../nbs/10_kendall.ipynb #ad994863
 def _pairs(g):
@@ -842,9 +840,9 @@ def population_tau_mc(beta, sigma, sigma_e, j: int, n_pairs: int, rng=None, mu=N
         As in `population_tau_gaussian`.
     n_pairs : int
         Number of independent pairs of draws.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
-    mu : array_like of shape (k,) or None
+    mu : array_like of shape (k,) or None, default None
         Means of the features (tau does not depend on them); zeros when None.
 
     Returns

@@ -21,13 +21,8 @@ from .mechanisms import Release, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['SAMPLER_CASES', 'HARMONIC_MS', 'AUDIT_PAIRS', 'canonical_loss', 'loss_by_lp', 'class_of', 'class_log_sizes',
-           'max_exp_noise', 'harmonic_number', 'naive_max_noise', 'paper_max_noise', 'lipschitz_top_k', 'all_subsets',
-           'subset_losses', 'lipschitz_top_k_naive', 'lipschitz_subset_probs', 'lipschitz_top_k_dense',
-           'expected_max_noise_quad', 'harmonic_noise_mc', 'recovery_bound', 'recovery_prob_two_level',
-           'lipschitz_top_k_python', 'verify_canonical_loss', 'verify_loss_sensitivity', 'verify_sampler_distribution',
-           'verify_harmonic_noise', 'verify_recovery_bound', 'audit_lipschitz', 'verify_lipschitz_audit_pair',
-           'bench_lipschitz_topk']
+__all__ = ['canonical_loss', 'class_of', 'class_log_sizes', 'max_exp_noise', 'harmonic_number', 'lipschitz_top_k', 'all_subsets',
+           'subset_losses', 'recovery_bound']
 
 # %% ../nbs/20_lipschitz.ipynb #920c697e
 def _check_subset(subset, d: int, k: int | None = None) -> np.ndarray:

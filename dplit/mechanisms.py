@@ -19,10 +19,8 @@ from .core import check_finite_release, check_scale
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise',
-           'verify_exponential_mechanism', 'peel_top_k', 'gaussian_log_delta', 'analytic_gaussian_sigma',
-           'gaussian_mechanism', 'verify_analytic_gaussian', 'min_times', 'floor_table', 'bench_analytic_gaussian',
-           'bench_peel_top_k']
+__all__ = ['Release', 'laplace_mechanism', 'exponential_log_probs', 'exponential_mechanism', 'gumbel_noise', 'peel_top_k',
+           'gaussian_log_delta', 'analytic_gaussian_sigma', 'gaussian_mechanism']
 
 # %% ../nbs/02_mechanisms.ipynb #9353aa54
 @dataclass(frozen=True)
@@ -68,9 +66,9 @@ def laplace_mechanism(
         Bound on the L1 change of `value` between neighbours, > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int, tuple or None
+    size : int, tuple or None, default None
         Number (or shape) of independent draws; None for a single draw.
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
@@ -166,11 +164,11 @@ def exponential_mechanism(
         Bound on the change of any utility between neighbours, > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
     monotonic : bool, default False
         Utilities move in one direction between neighbours.
-    size : int, tuple or None
+    size : int, tuple or None, default None
         Number (or shape) of independent draws; None for a single draw.
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
@@ -207,9 +205,9 @@ def gumbel_noise(scale, size=None, rng=None) -> np.ndarray:
     ----------
     scale : float
         Scale, > 0.
-    size : int, tuple or None
+    size : int, tuple or None, default None
         Number (or shape) of independent draws; None for a single draw.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
 
     Returns
@@ -292,9 +290,9 @@ def peel_top_k(
         Bound on the l-infinity change of the scores between neighbours, > 0.
     epsilon : float
         Privacy parameter, finite and > 0.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int, tuple or None
+    size : int, tuple or None, default None
         Number (or shape) of independent draws; None for a single draw.
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
@@ -444,9 +442,9 @@ def gaussian_mechanism(
         Privacy parameter, finite and > 0.
     delta : float
         Privacy parameter, in (0, 1).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int, tuple or None
+    size : int, tuple or None, default None
         Number (or shape) of independent draws; None for a single draw.
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.

@@ -23,22 +23,20 @@ from .verify import register_check
 
 # %% auto #0
 __all__ = ['PAPER_EPSILON', 'PAPER_DELTA', 'PAPER_ETA', 'COUNT_SHARE', 'SELECTION_SHARE', 'M_RULES', 'PIPELINES',
-           'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'SYNTHETIC_DESIGNS', 'PAPER_TASKS', 'LOG_TARGETS',
-           'check_pipeline', 'budget_split', 'private_count_lower_bound', 'model_counts', 'add_intercept',
-           'OLSRegressor', 'regression_failed', 'PrivateRegressionPipeline', 'verify_budget_exact', 'verify_intercept',
-           'verify_nondp', 'verify_count_bound', 'load_diamonds_onehot', 'synthetic_regression', 'log_target',
-           'comparison_datasets', 'paper_table', 'r2_experiment', 'median_table', 'beside_paper', 'rank_counts',
-           'positive_counts', 'plot_figures_1_2']
+           'PRIVATE_PIPELINES', 'PIPELINE_PARTS', 'REGRESSORS', 'check_pipeline', 'budget_split',
+           'private_count_lower_bound', 'model_counts', 'add_intercept', 'OLSRegressor', 'regression_failed',
+           'PrivateRegressionPipeline']
 
 # %% ../nbs/15_pipelines.ipynb #03a90c7b
 PAPER_EPSILON = math.log(3)   # section 4.3: each pipeline is (ln 3, 1e-5)-DP in total
-PAPER_DELTA = 1e-5
+PAPER_DELTA = 1e-5            # the paper's total delta of each pipeline
 PAPER_ETA = 1e-4              # failure probability of the private lower bound on n
 COUNT_SHARE = 0.05            # share of epsilon for the lower bound on n
 SELECTION_SHARE = 0.05        # share of epsilon for the feature selection
-M_RULES = ("columns", "paper")
+M_RULES = ("columns", "paper")  # how n_tilde becomes SubLasso's number of subsets
+# PIPELINES: the seven pipelines of section 4.2
 PIPELINES = ("NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey")
-PRIVATE_PIPELINES = PIPELINES[1:]
+PRIVATE_PIPELINES = PIPELINES[1:]  # all but the non-private reference
 
 # pipeline -> (selector, regressor, spends on the lower bound of n)
 PIPELINE_PARTS = {
@@ -53,7 +51,25 @@ PIPELINE_PARTS = {
 
 
 def check_pipeline(pipeline, name: str = "pipeline") -> str:
-    "Validate a pipeline name: one of `PIPELINES`."
+    """Validate a pipeline name: one of `PIPELINES`.
+
+    Parameters
+    ----------
+    pipeline : str
+        The name to check.
+    name : str, default "pipeline"
+        The parameter name used in the error message.
+
+    Returns
+    -------
+    str
+        `pipeline`.
+
+    Raises
+    ------
+    ValueError
+        If `pipeline` is not one of `PIPELINES`.
+    """
     if not isinstance(pipeline, str) or pipeline not in PIPELINE_PARTS:
         raise ValueError(f"{name} must be one of {PIPELINES}, got {pipeline!r}")
     return pipeline
@@ -85,12 +101,12 @@ def budget_split(pipeline: str, epsilon=PAPER_EPSILON, delta=PAPER_DELTA, count_
     ----------
     pipeline : str
         One of `PIPELINES`.
-    epsilon, delta : float
+    epsilon, delta : float (defaults: epsilon=PAPER_EPSILON, delta=PAPER_DELTA)
         The total budget: epsilon > 0 finite, delta in (0, 1).
-    count_share, selection_share : float
+    count_share, selection_share : float, defaults COUNT_SHARE and SELECTION_SHARE (0.05)
         Shares of epsilon for the lower bound on n and for the selection, each in (0, 1), summing
         below 1.
-    eta : float or None
+    eta : float or None, default None
         P(n_tilde > n). None: 0.1 delta exp(-eps_count) when n_tilde feeds Tukey (then eta is
         charged to delta, as the Tukey chapter does), else the paper's 1e-4.
 
@@ -143,11 +159,11 @@ def private_count_lower_bound(n: int, epsilon, eta=PAPER_ETA, rng=None, size=Non
         The count (number of training rows), >= 0.
     epsilon : float
         Budget of the Laplace mechanism (the count has sensitivity 1 under add/remove).
-    eta : float
+    eta : float, default PAPER_ETA
         Probability in (0, 1/2) that the bound exceeds n.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    size : int or None
+    size : int or None, default None
         With an int, that many independent bounds (for the checks); the spend is that of one.
 
     Returns
@@ -182,9 +198,9 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
         The private lower bound on the number of training rows.
     n_features : int
         Number of candidate features p (without the intercept); d = p + 1 columns with it.
-    k : int or None
+    k : int or None, default None
         Number of features selected (for the L- and K- pipelines).
-    m_rule : {"columns", "paper"}
+    m_rule : {"columns", "paper"}, default 'columns'
         SubLasso's subsets: "columns" floor(n_tilde / d) (the authors' code), "paper"
         floor(n_tilde / k) (the text of section 4.2). Tukey always gets floor(n_tilde / w),
         w = d or k + 1 columns.
@@ -215,7 +231,17 @@ def model_counts(pipeline: str, n_tilde: float, n_features: int, k: int | None =
 
 # %% ../nbs/15_pipelines.ipynb #1e8df7f4
 def add_intercept(X) -> np.ndarray:
-    "X with a column of ones appended last (the intercept feature of sections 4.1 and 8)."
+    """X with a column of ones appended last (the intercept feature of sections 4.1 and 8).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        The design.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d + 1)
+    """
     X = np.asarray(X, dtype=float)
     return np.column_stack([X, np.ones(X.shape[0])])
 
@@ -249,11 +275,23 @@ def _tukey_factory(epsilon, delta, n_tilde, random_state):
                           random_state=random_state)
 
 
+# REGRESSORS: regressor name -> factory (epsilon, delta, n_tilde, seed)
 REGRESSORS = {"bas": _bas_factory, "tukey": _tukey_factory}
 
 
 def regression_failed(estimator) -> bool:
-    "True when a fitted private regressor released no model (Tukey's PTR check failed: bottom)."
+    r"""Whether a fitted private regressor released no model (Tukey's PTR check failed: $\bot$).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted regressor; `ptr_passed_` (`TukeyRegressor`), `passed_` or `failed_` is read,
+        and an estimator with none of them has not failed.
+
+    Returns
+    -------
+    bool
+    """
     for attr in ("ptr_passed_", "passed_"):
         if hasattr(estimator, attr):
             return not bool(getattr(estimator, attr))
@@ -374,25 +412,34 @@ class _PipelineValidate:
 # %% ../nbs/15_pipelines.ipynb #6f16243f
 class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidate, RegressorMixin,
                                 BaseEstimator):
-    """One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
+    r"""One of the seven regression pipelines of Dick, Gillenwater & Joseph (2023), section 4.2.
+
+    A private feature selection (SubLasso for "L-", DPKendall for "K-") followed by a private
+    regressor (Boosted AdaSSP or Tukey) on the selected columns plus an intercept, with the whole
+    budget accounted: $(\varepsilon, \delta)$-DP under add/remove of one row.
 
     Parameters
     ----------
-    pipeline : str
-        One of `PIPELINES`: "NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey".
-    k : int
-        Features to select (L- and K- pipelines), 1 <= k < p; ignored by the others.
-    epsilon, delta : float
-        Total budget of the pipeline, (ln 3, 1e-5) in the paper; ignored by NonDP.
-    eta : float or None
+    pipeline : str, default "K-Tukey"
+        One of `PIPELINES`: "NonDP", "BAS", "Tukey", "L-BAS", "L-Tukey", "K-BAS", "K-Tukey"
+        ("NonDP" is ordinary least squares: not private).
+    k : int, default 5
+        Features to select (L- and K- pipelines), $1 \le k < p$; ignored by the others.
+    epsilon : float, default ln 3
+        Total $\varepsilon$ of the pipeline (the paper's $\ln 3$); ignored by NonDP.
+    delta : float, default 1e-5
+        Total $\delta \in (0, 1)$ of the pipeline; choose $\delta \ll 1/n$. Ignored by NonDP.
+    eta : float or None, default None
         Probability that the private lower bound on n exceeds n (None: see `budget_split`).
-    count_share, selection_share : float
-        Shares of epsilon for the lower bound on n and for the selection (0.05 each in the paper).
-    m_rule : {"columns", "paper"}
+    count_share : float, default 0.05
+        Share of epsilon for the private lower bound on n (pipelines with Tukey or SubLasso).
+    selection_share : float, default 0.05
+        Share of epsilon for the selection (L- and K- pipelines).
+    m_rule : {"columns", "paper"}, default "columns"
         How n_tilde becomes SubLasso's number of subsets (see `model_counts`).
-    lasso_alpha : float
+    lasso_alpha : float, default 0.05
         Lasso penalty of SubLasso's subset fits (standardised columns).
-    regressor : callable or None
+    regressor : callable or None, default None
         Factory `(epsilon, delta, n_tilde, random_state) -> estimator` replacing the pipeline's
         regressor (for tests of the plumbing); None uses `REGRESSORS`. `random_state` is an int
         seed drawn from the pipeline's generator.
@@ -400,6 +447,30 @@ class PrivateRegressionPipeline(_PipelineFit, _PipelinePredict, _PipelineValidat
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
+
+    Attributes
+    ----------
+    selected_ : numpy.ndarray of int, the released selection (all columns without a selector)
+    regressor_ : the fitted regressor on the selected columns and the intercept
+    failed_ : bool, whether the regressor released no model
+    n_tilde_ : float or None, the private lower bound on n
+    n_models_ : dict, SubLasso's subsets and Tukey's models from n_tilde (see `model_counts`)
+    spend_ : PrivacySpend or None, the composed spend (None for NonDP); parts_ its parts
+
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad name, budget, share or k, or bad data; before
+        any budget is spent.
+    PTRFailed
+        From `predict` when a Tukey pipeline released no model; `score` then returns -inf.
+
+    Notes
+    -----
+    Budget: `budget_split` gives `count_share` $\cdot\,\varepsilon$ to the lower bound on n,
+    `selection_share` $\cdot\,\varepsilon$ to the selection and the rest to the regressor; $\delta$
+    pays the batch coupling of Tukey ($\eta e^{\varepsilon_{count}}$) and the regressor. The parts
+    compose to exactly $(\varepsilon, \delta)$.
 
     Bounds: the BAS pipelines run Boosted AdaSSP with the paper's public bounds, rows of X
     (selected columns and intercept) clipped to norm 1 and residuals to [-1, 1]; scale X and y by

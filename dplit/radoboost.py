@@ -22,17 +22,15 @@ from .mechanisms import floor_table, min_times
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['PAPER_TABLE1', 'BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'radoboost_loop', 'log_rado_risk_path',
-           'lemma4_slack', 'verify_radoboost_lemma4', 'adaboost_examples', 'select_iterate', 'radoboost_weights',
-           'RadoBoostClassifier', 'AdaBoostExamplesClassifier', 'cv_compare', 'format_table1', 'table1_frame',
-           'synthetic_magic_like', 'bench_radoboost_fold']
+__all__ = ['BoostPath', 'wfi_best', 'wfi_median', 'radoboost', 'log_rado_risk_path', 'adaboost_examples', 'select_iterate',
+           'radoboost_weights', 'RadoBoostClassifier', 'AdaBoostExamplesClassifier']
 
 # %% ../nbs/31_radoboost.ipynb #20d3168d
 @dataclass
 class BoostPath:
     """The T rounds of a boosting run: chosen features, edges r_t, leveraging coefficients alpha_t.
 
-    Attributes
+    Parameters
     ----------
     iota : np.ndarray
         Chosen feature of each round.
@@ -42,7 +40,7 @@ class BoostPath:
         Leveraging coefficient alpha_t of each round.
     d : int
         Number of features.
-    clipped : int
+    clipped : int, default 0
         Number of rounds whose edge was clipped.
     """
     iota: np.ndarray
@@ -490,7 +488,10 @@ class _LinearBoost(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/31_radoboost.ipynb #e95d97ed
 class RadoBoostClassifier(_LinearBoost):
-    """RadoBoost (Nock, Patrini & Friedman (2015), Algorithm 1) as a scikit-learn classifier.
+    """Not private: RadoBoost (Nock, Patrini & Friedman 2015, Alg. 1) as a scikit-learn classifier.
+
+    No differential privacy: the rados are exact sums of the training examples. The private
+    route is `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
 
     Parameters
     ----------
@@ -555,7 +556,9 @@ def _fit_rados(X: np.ndarray, ypm: np.ndarray, n: int, rng, chunk: int = 512) ->
 
 # %% ../nbs/31_radoboost.ipynb #940253b0
 class AdaBoostExamplesClassifier(_LinearBoost):
-    """AdaBoost over examples with the weak learner of Eq. 14 (Nock, Patrini & Friedman 2015, §4).
+    """Not private: AdaBoost over examples, weak learner of Eq. 14 (Nock, Patrini & Friedman, §4).
+
+    A non-private baseline: it fits the training examples themselves.
 
     Parameters
     ----------

@@ -16,9 +16,7 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['check_signatures', 'edge_vectors', 'sample_signatures', 'rados_from_masks', 'rados', 'random_rados', 'logistic_loss',
            'log_rado_exp_risk', 'rado_exp_risk', 'rado_log_risk', 'log_rado_exp_risk_all', 'rado_exp_cv2', 'g_matrix',
-           'all_signatures', 'lemma2_enumeration_error', 'random_instance', 'verify_rado_logloss_identity',
-           'rado_gap_experiment', 'plot_rado_gap', 'verify_rado_subset_gap', 'support_matrix', 'recover_edges',
-           'verify_rado_edge_recovery']
+           'all_signatures', 'support_matrix', 'recover_edges']
 
 # %% ../nbs/30_rados.ipynb #b0ec8eee
 def check_signatures(sigma, m: int, name: str = "sigma") -> np.ndarray:
@@ -141,6 +139,10 @@ def rados(X, y, sigma) -> np.ndarray:
 # %% ../nbs/30_rados.ipynb #e3e5eb9d
 def random_rados(X, y, n: int, rng=None) -> np.ndarray:
     """Draw `n` rados with i.i.d. uniform signatures in Sigma_m.
+
+    Not differentially private: a rado is an exact sum over a random subset of the examples. The
+    private routes are `dplit.dprados.dp_feat_rados` (the coordinates of one boolean feature) and
+    `dplit.DPRadoBoostClassifier` (boosting from Gaussian-protected examples).
 
     Parameters
     ----------

@@ -30,18 +30,10 @@ from .core import check_finite_release, check_scale, float_overflow
 from .verify import register_benchmark, register_check
 
 # %% auto #0
-__all__ = ['ETA_PAPER', 'TUKEY_EM_AUDIT_PAIR', 'TUKEY_STEP_AUDIT_NEIGHBOUR', 'check_models', 'ModelProfile', 'model_profile',
-           'tukey_depth', 'log1mexp', 'level_log_volumes', 'log_weights', 'check_depth', 'level_log_probs',
-           'piece_log_volumes', 'TukeyDraw', 'restricted_em_sample', 'depth_law_pvalue', 'verify_depth_law',
-           'first_depth_coordinate', 'uniformity_pvalue', 'verify_uniform_in_level', 'cell_law_pvalue',
-           'verify_cell_law', 'ptr_distance_94', 'ptr_distance_95', 'lemma_sensitivity_sweep', 'lemma_adversarial',
-           'verify_lemma95_sensitivity', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'verify_ptr_false_pass',
-           'em_log_ratio_1d', 'worst_em_ratio_1d', 'exact_output_law_1d', 'hockey_stick', 'tukey_step_delta_1d',
-           'substitution_sensitivity', 'verify_relation', 'TukeyBudget', 'tukey_budget', 'step_exact_1d',
-           'verify_step_exact_1d', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
-           'changed_batches', 'verify_one_row_one_model', 'TukeyResult', 'tukey_spends', 'depth_for',
-           'tukey_regression', 'PTRFailed', 'TukeyRegressor', 'models_needed', 'models_needed_table',
-           'verify_fewer_models', 'verify_n_tilde', 'tukey_step', 'tukey_step_loops', 'bench_tukey']
+__all__ = ['ETA_PAPER', 'ModelProfile', 'model_profile', 'tukey_depth', 'TukeyDraw', 'restricted_em_sample', 'ptr_distance_94',
+           'ptr_distance_95', 'ptr_threshold', 'ptr_pass_probability', 'ptr_test', 'hockey_stick', 'TukeyBudget',
+           'tukey_budget', 'private_n_lower_bound', 'inside_out_permutation', 'make_batches', 'batch_ols',
+           'TukeyResult', 'tukey_spends', 'depth_for', 'tukey_regression', 'PTRFailed', 'TukeyRegressor']
 
 # %% ../nbs/13_tukey.ipynb #b87f7b48
 def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarray:
@@ -65,8 +57,24 @@ def check_models(models, name: str = "models", min_models: int = 1) -> np.ndarra
 # %% ../nbs/13_tukey.ipynb #2d8d0045
 @dataclass(frozen=True)
 class ModelProfile:
-    """Per-coordinate order statistics of m models and everything the depth regions need, in
-    log space.
+    r"""Per-coordinate order statistics of $m$ models and the log-lengths and log-volumes of the
+    depth regions, built once by `model_profile` and shared by every depth computation.
+
+    Parameters
+    ----------
+    sorted : numpy.ndarray of shape (m, d)
+        Column $j$ holds the $j$-th coordinates of the models, sorted.
+    log_len : numpy.ndarray of shape (Q + 2, d)
+        $\log L_j(q)$ for $q = 0, \dots, Q + 1$, with $Q = \lceil m/2 \rceil$ (row 0 is $+\infty$,
+        row $Q + 1$ is $-\infty$).
+    log_vol : numpy.ndarray of shape (Q + 2,)
+        $\log V_q$, the log-volume of the region of depth at least $q$ ($V_0 = +\infty$,
+        $V_{Q+1} = 0$).
+
+    Notes
+    -----
+    The profile is computed from the (non-private) models; it is an intermediate of the mechanism
+    and is never released.
     """
 
     sorted: np.ndarray  # (m, d): column j is the sorted j-th coordinates
@@ -264,8 +272,14 @@ def _points_at_levels(
 # %% ../nbs/13_tukey.ipynb #51924bc3
 @dataclass(frozen=True)
 class TukeyDraw:
-    """Outputs of the restricted exponential mechanism: points (k, d) and the levels they were drawn
-    from.
+    """Outputs of the restricted exponential mechanism and the depth levels they were drawn from.
+
+    Parameters
+    ----------
+    points : numpy.ndarray of shape (k, d)
+        The $k$ sampled points.
+    levels : numpy.ndarray of shape (k,)
+        The depth level $q$ each point was drawn from (a point of level $q$ lies in $E_q$).
     """
 
     points: np.ndarray
@@ -306,13 +320,13 @@ def restricted_em_sample(
         Restricted depth, 1 <= t <= ceil(m/2).
     epsilon : float
         The exponent's epsilon (no factor 1/2: see the neighbouring-relation section).
-    size : int
+    size : int, default 1
         Number of independent draws.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
     profile : ModelProfile, optional
         Precomputed profile.
-    mutant : {None, 'deeper', 'weights', 'sides'}
+    mutant : {None, 'deeper', 'weights', 'sides'}, default None
         Test-only wrong variants: the public code's (sample one level deeper than drawn; wrong
         piece weights) and a fair coin for the side of the level's end intervals.
 
@@ -497,11 +511,33 @@ def verify_cell_law(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/13_tukey.ipynb #c0592a4d
 def ptr_distance_94(profile: ModelProfile, t: int, epsilon, delta) -> int:
-    """M(B) of Lemma 9.4 (Amin et al. 2023, Lemma 3.6): the largest k in 0..t-1 for which some
-    integer g > 0 has
-    V_{t-k-1} / V_{t+k+g+1} * exp(-eps g / 2) <= delta; -1 if none. A linear scan over k (k = t-1
-    needs V_0 = inf
-    and never qualifies)."""
+    r"""$M(B)$ of Lemma 9.4 (Amin et al. 2023, Lemma 3.6): the distance to an unsafe model set.
+
+    The largest $k \in \{0, \dots, t-2\}$ for which some integer $g > 0$ has
+    $V_{t-k-1} / V_{t+k+g+1} \cdot e^{-\varepsilon g / 2} \le \delta$, or $-1$ if none ($k = t-1$
+    would need $V_0 = \infty$ and never qualifies); a linear scan over $k$.
+
+    Parameters
+    ----------
+    profile : ModelProfile
+        The profile of the models $B$ (from `model_profile`).
+    t : int
+        The restricted depth, an integer in $1, \dots, \lceil m/2 \rceil$.
+    epsilon : float
+        The $\varepsilon > 0$ of the restricted exponential mechanism the test protects.
+    delta : float
+        The $\delta \in (0, 1)$ handed to the lemma.
+
+    Returns
+    -------
+    int
+        $M(B) \in \{-1, 0, \dots, t-2\}$. It is a function of the non-private models: not a release.
+
+    Raises
+    ------
+    ValueError
+        If `t`, `epsilon` or `delta` is out of range.
+    """
     t = check_depth(t, profile)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
     lv, Q = profile.log_vol, profile.q_max
@@ -521,9 +557,32 @@ def ptr_distance_94(profile: ModelProfile, t: int, epsilon, delta) -> int:
 
 # %% ../nbs/13_tukey.ipynb #9634f1af
 def ptr_distance_95(profile: ModelProfile, t: int, epsilon, delta) -> int:
-    """M(B) of Lemma 9.5 (Dick, Gillenwater & Joseph 2023): the largest k in 0..t-1 with
-    V_{t-k-1} / w_B(V_{t+k-1}) * exp(eps (t+k+1)) <= delta; -1 if none. Linear scan, all in log
-    space.
+    r"""$M(B)$ of Lemma 9.5 (Dick, Gillenwater & Joseph 2023): the distance to an unsafe model set.
+
+    The largest $k \in \{0, \dots, t-2\}$ with
+    $V_{t-k-1} / w_B(V_{t+k-1}) \cdot e^{\varepsilon (t+k+1)} \le \delta$, or $-1$ if none; a
+    linear scan, in log space.
+
+    Parameters
+    ----------
+    profile : ModelProfile
+        The profile of the models $B$ (from `model_profile`).
+    t : int
+        The restricted depth, an integer in $1, \dots, \lceil m/2 \rceil$.
+    epsilon : float
+        The $\varepsilon > 0$ of the restricted exponential mechanism the test protects.
+    delta : float
+        The $\delta \in (0, 1)$ handed to the lemma.
+
+    Returns
+    -------
+    int
+        $M(B) \in \{-1, 0, \dots, t-2\}$. It is a function of the non-private models: not a release.
+
+    Raises
+    ------
+    ValueError
+        If `t`, `epsilon` or `delta` is out of range.
     """
     t = check_depth(t, profile)
     eps, dlt = check_epsilon(epsilon), check_delta(delta, positive=True)
@@ -645,22 +704,90 @@ def verify_lemma95_sensitivity(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/13_tukey.ipynb #4d44949c
 def ptr_threshold(epsilon1, delta) -> float:
-    "tau = ln(1/(2 delta)) / eps1: pass iff M + Lap(1/eps1) > tau."
+    r"""The threshold of the propose-test-release check: $\tau = \ln(1/(2\delta)) / \varepsilon_1$.
+
+    The test passes iff $M(B) + \mathrm{Lap}(1/\varepsilon_1) > \tau$.
+
+    Parameters
+    ----------
+    epsilon1 : float
+        The $\varepsilon_1 > 0$ spent on the test.
+    delta : float
+        The $\delta \in (0, 1)$ of the test (the probability of a false pass from an unsafe set).
+
+    Returns
+    -------
+    float
+        $\tau$, in units of models (the scale of $M$).
+
+    Raises
+    ------
+    ValueError
+        If `epsilon1` or `delta` is out of range.
+    """
     return math.log(1 / (2 * check_delta(delta, positive=True))) / check_epsilon(
         epsilon1, "epsilon1"
     )
 
 
 def ptr_pass_probability(M, epsilon1, delta) -> float:
-    "Exact P(M + Lap(1/eps1) > tau)."
+    r"""Exact probability that the test passes: $P(M + \mathrm{Lap}(1/\varepsilon_1) > \tau)$.
+
+    Parameters
+    ----------
+    M : float
+        The distance $M(B)$ (from `ptr_distance_95` or `ptr_distance_94`).
+    epsilon1 : float
+        The $\varepsilon_1 > 0$ spent on the test.
+    delta : float
+        The $\delta \in (0, 1)$ of the test; sets $\tau$ (see `ptr_threshold`).
+
+    Returns
+    -------
+    float
+        The pass probability, in $[0, 1]$ (no draw: a computation on `M`).
+
+    Raises
+    ------
+    ValueError
+        If `epsilon1` or `delta` is out of range.
+    """
     e1, tau = check_epsilon(epsilon1, "epsilon1"), ptr_threshold(epsilon1, delta)
     x = float(M) - tau
     return 1 - 0.5 * math.exp(-e1 * x) if x >= 0 else 0.5 * math.exp(e1 * x)
 
 
 def ptr_test(M, epsilon1, delta, rng=None, size=None, scale_mutant: bool = False) -> np.ndarray:
-    """The propose-test-release decision: True (pass) iff M + Z > tau with Z ~ Lap(1/eps1).
-    `scale_mutant` uses the public code's scale eps1 (test-only)."""
+    r"""The propose-test-release decision: pass iff $M + \mathrm{Lap}(1/\varepsilon_1) > \tau$.
+
+    Releasing the decision is $\varepsilon_1$-DP when $M$ has sensitivity 1.
+
+    Parameters
+    ----------
+    M : float or array_like
+        The distance $M(B)$.
+    epsilon1 : float
+        The $\varepsilon_1 > 0$ spent on the test.
+    delta : float
+        The $\delta \in (0, 1)$ of the test; sets $\tau$ (see `ptr_threshold`).
+    rng : numpy.random.Generator, int or None, default None
+        The noise source (None: PCG64 seeded from OS entropy; not a cryptographic generator).
+    size : int or tuple of int, optional
+        Number of independent tests (default: one).
+    scale_mutant : bool, default False
+        Test-only: use the public code's noise scale $\varepsilon_1$ instead of $1/\varepsilon_1$
+        (a mutant for the audits; not private).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the test passes.
+
+    Raises
+    ------
+    ValueError
+        If `epsilon1` or `delta` is out of range.
+    """
     e1 = check_epsilon(epsilon1, "epsilon1")
     tau = ptr_threshold(e1, delta)
     g = as_rng(rng)
@@ -759,9 +886,26 @@ def exact_output_law_1d(models, t: int, eps_em, pass_prob: float = 1.0, grid=Non
     p = np.exp(logm - special.logsumexp(logm)) * pass_prob
     return 1.0 - pass_prob, p
 
-
+# %% ../nbs/13_tukey.ipynb #1f8c9139
 def hockey_stick(law_a, law_b, epsilon) -> float:
-    "max over events S of P_a(S) - e^eps P_b(S) for two laws (p_bot, cell_probs) on the same cells."
+    r"""Hockey-stick divergence of two laws on one grid: $\max_S P_a(S) - e^{\varepsilon} P_b(S)$.
+
+    It is the smallest $\delta$ for which the two laws satisfy the $(\varepsilon, \delta)$
+    inequality in the direction $a \to b$.
+
+    Parameters
+    ----------
+    law_a, law_b : tuple (float, numpy.ndarray)
+        Laws as $(p_\bot, \text{cell probabilities})$, e.g. the exact one-dimensional output
+        law of the Tukey step; the cells must be the same.
+    epsilon : float
+        The $\varepsilon$ at which the divergence is taken.
+
+    Returns
+    -------
+    float
+        $\delta(\varepsilon) \ge 0$.
+    """
     e = math.exp(epsilon)
     return float(max(0.0, law_a[0] - e * law_b[0]) + np.maximum(0.0, law_a[1] - e * law_b[1]).sum())
 
@@ -849,8 +993,32 @@ ETA_PAPER = 1e-4  # Dick, Gillenwater & Joseph (2023), Section 4.3
 
 @dataclass(frozen=True)
 class TukeyBudget:
-    """Where every epsilon and delta of the Tukey regression goes (see the budget section of the
-    chapter).
+    r"""Where every $\varepsilon$ and $\delta$ of the Tukey regression goes (see `tukey_budget`).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The total budget, under add/remove of one data row.
+    eps_n : float
+        The $\varepsilon_n$ of the Laplace count $\tilde n$ (0 when the caller supplies $\tilde n$).
+    eta : float
+        $\eta = P(\tilde n > n)$.
+    delta_n : float
+        The data-level cost of the batch coupling failing ($\lfloor \tilde n \rfloor > n$).
+    eps_T, delta_T : float
+        The Tukey step's budget at the data level.
+    eps_in, delta_in : float
+        The Tukey step's budget for one model added or removed.
+    eps1 : float
+        The $\varepsilon_1$ of the PTR test.
+    eps_em : float
+        The $\varepsilon$ of the restricted exponential mechanism.
+    delta_lemma : float
+        The $\delta$ handed to Lemma 9.5.
+    tau : float
+        The PTR threshold (see `ptr_threshold`).
+    paper_accounting : bool
+        Whether the split reproduces the paper's accounting (not a data-level guarantee).
     """
 
     epsilon: float
@@ -894,17 +1062,16 @@ def tukey_budget(
     ----------
     epsilon, delta : float
         Total budget (delta in (0, 1)).
-    n_share : float
+    n_share : float, default 0.05
         Share of epsilon spent on n_tilde (paper: 0.05). 0 means n_tilde is supplied by the caller.
     eta : float, optional
-        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else 0.1 delta
-        exp(-eps_n), so that the
-        coupling's failure costs delta_n = eta exp(eps_n) = delta / 10.
-    paper_accounting : bool
+        P(n_tilde > n). Default: the paper's 1e-4 with `paper_accounting`, else
+        0.1 delta exp(-eps_n), so that the coupling's failure costs delta_n = eta exp(eps_n) =
+        delta / 10.
+    paper_accounting : bool, default False
         True reproduces the paper's accounting (one data row = one model added/removed, eta not
-        charged);
-        False (default) charges one model substitution as two add/remove steps (group privacy) and
-        eta.
+        charged); False charges one model substitution as two add/remove steps (group privacy)
+        and eta.
 
     Returns
     -------
@@ -988,9 +1155,33 @@ def verify_step_exact_1d(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/13_tukey.ipynb #ab936a54
 def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
-    """n_tilde = n + Lap(1/eps) - ln(1/(2 eta))/eps: a lower bound on n with P(n_tilde > n) = eta
-    exactly;
-    eps-DP under add/remove (count sensitivity 1)."""
+    r"""A private lower bound on the number of rows, $\varepsilon$-DP under add/remove of one row.
+
+    $\tilde n = n + \mathrm{Lap}(1/\varepsilon) - \ln(1/(2\eta))/\varepsilon$, so
+    $P(\tilde n > n) = \eta$ exactly for $\eta \le 1/2$
+    (the count has sensitivity 1).
+
+    Parameters
+    ----------
+    n : int
+        The true number of rows ($n \ge 0$; private).
+    epsilon : float
+        The $\varepsilon > 0$ spent.
+    eta : float
+        The probability $\eta \in (0, 1)$ that the bound exceeds $n$.
+    rng : numpy.random.Generator, int or None, default None
+        The noise source (None: PCG64 seeded from OS entropy; not a cryptographic generator).
+
+    Returns
+    -------
+    float
+        $\tilde n$ (finite).
+
+    Raises
+    ------
+    ValueError
+        If `n`, `epsilon` or `eta` is out of range, or the shift overflows float64.
+    """
     eps, e = check_epsilon(epsilon), check_delta(eta, "eta", positive=True)
     n = check_int(n, "n", low=0)
     with float_overflow("epsilon, eta", "the count's shift"):
@@ -1002,11 +1193,24 @@ def private_n_lower_bound(n: int, epsilon, eta, rng=None) -> float:
 
 
 def inside_out_permutation(n: int, rng=None) -> np.ndarray:
-    """A uniform permutation of range(n) by the inside-out Fisher-Yates shuffle: step i puts row i
-    in a uniform slot
-    j <= i and moves the row that was there to position i. With the same generator, the permutation
-    of n+1 rows is
-    that of n rows with row n put in one uniform slot and the displaced row moved to the end."""
+    r"""A uniform permutation of `range(n)` by the inside-out Fisher-Yates shuffle.
+
+    Step $i$ puts row $i$ in a uniform slot $j \le i$ and moves the row that was there to position
+    $i$. With the same generator, the permutation of $n + 1$ rows is that of $n$ rows with row $n$
+    put in one uniform slot and the displaced row moved to the end (so adding a row changes one
+    batch of `make_batches`).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows, $n \ge 0$.
+    rng : numpy.random.Generator, int or None, default None
+        The randomness (None: PCG64 seeded from OS entropy).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+    """
     n = check_int(n, "n", low=0)
     u = as_rng(rng).random(n)
     a = np.empty(n, dtype=np.int64)
@@ -1018,10 +1222,31 @@ def inside_out_permutation(n: int, rng=None) -> np.ndarray:
 
 
 def make_batches(n: int, m: int, b: int, rng=None):
-    """Row indices of m disjoint batches of b rows each (slots 0..mb-1 of an inside-out permutation;
-    rows in
-    later slots are discarded), or None when n < m b. Adding a row changes at most one batch when m
-    b <= n.
+    r"""Row indices of $m$ disjoint batches of $b$ rows each, from an inside-out permutation.
+
+    The batches are slots $0, \dots, mb - 1$ of `inside_out_permutation(n)`; rows in later slots
+    are discarded. Adding a row changes at most one batch when $mb \le n$.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows, $n \ge 0$.
+    m : int
+        Number of batches (models), $m \ge 1$.
+    b : int
+        Rows per batch, $b \ge 1$.
+    rng : numpy.random.Generator, int or None, default None
+        The randomness (None: PCG64 seeded from OS entropy).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, b) or None
+        The row indices, or None when $n < mb$.
+
+    Raises
+    ------
+    ValueError
+        If `n`, `m` or `b` is not an integer in range.
     """
     n, m, b = check_int(n, "n", low=0), check_int(m, "m", low=1), check_int(b, "b", low=1)
     perm = inside_out_permutation(n, rng)
@@ -1029,9 +1254,25 @@ def make_batches(n: int, m: int, b: int, rng=None):
 
 # %% ../nbs/13_tukey.ipynb #ed7d8a72
 def batch_ols(X: np.ndarray, y: np.ndarray, batches: np.ndarray) -> np.ndarray:
-    """One least-squares model per batch (the minimum-norm solution if a batch is rank-deficient):
-    an (m, d) array.
-    All batches at once through a stacked pseudo-inverse (SVD), in chunks to bound memory."""
+    """One least-squares model per batch: an $(m, d)$ array of non-private models.
+
+    The minimum-norm solution when a batch is rank-deficient; all batches at once through a
+    stacked pseudo-inverse (SVD), in chunks to bound memory.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        Design, finite (validated by the caller).
+    y : numpy.ndarray of shape (n,)
+        Labels, finite.
+    batches : numpy.ndarray of int, shape (m, b)
+        Row indices of the batches (from `make_batches`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The models (not private; the Tukey step releases a point among them privately).
+    """
     out = np.empty((batches.shape[0], X.shape[1]))
     step = max(1, 2_000_000 // (batches.shape[1] * X.shape[1]))
     for s in range(0, batches.shape[0], step):
@@ -1058,7 +1299,7 @@ def changed_batches(n: int, m: int, b: int, seed: int, use_true_n: bool = False)
     "tukey_one_row_one_model",
     "adding one row changes at most one of the m batches (b fixed from "
     "n_tilde), over many seeds and n incl. m | n+1; b = floor(n/m) (public code) changes many",
-    source="Dick, Gillenwater & Joseph 2023, §4.2; batch2 spec F-T9",
+    source="Dick, Gillenwater & Joseph 2023, §4.2",
 )
 def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
@@ -1085,12 +1326,29 @@ def verify_one_row_one_model(full: bool = False, rng=None) -> dict:
 # %% ../nbs/13_tukey.ipynb #ec43476e
 @dataclass(frozen=True)
 class TukeyResult:
-    """Outcome of the Tukey regression. `value` is the coefficient vector, or None when the
-    mechanism released bot; `status` says which: 'ok', 'ptr_failed', 'too_few_models',
-    'n_tilde_exceeds_n', 'degenerate_region'. Released (private): value, status, n_tilde, m, t.
-    The exact PTR statistic M(B) is not kept: it is not private. `value` is a floating-point
-    release, not safe to publish as is (see chapter 07: `discrete.grid_round` and the exact
-    `discrete_laplace_mechanism` / `discrete_gaussian_mechanism`).
+    r"""Outcome of the Tukey regression, as returned by `tukey_regression`.
+
+    Every field is private (a function of the release) except `budget`, which is public.
+    The exact PTR statistic $M(B)$ is not kept: it is not private.
+
+    Parameters
+    ----------
+    value : numpy.ndarray of shape (d,) or None
+        The released coefficients, or None when the mechanism released $\bot$. A floating-point
+        release, not safe to publish as is (chapter 07: `discrete.grid_round` and the exact
+        `discrete_laplace_mechanism` / `discrete_gaussian_mechanism`).
+    spend : PrivacySpend
+        What the run spent, composed over its parts (see `tukey_spends`).
+    status : str
+        'ok', 'ptr_failed', 'too_few_models', 'n_tilde_exceeds_n' or 'degenerate_region'.
+    n_tilde : float
+        The private lower bound on $n$.
+    m : int
+        The number of models (a function of $\tilde n$).
+    t : int
+        The restricted depth (see `depth_for`).
+    budget : TukeyBudget
+        The split of $(\varepsilon, \delta)$.
     """
 
     value: np.ndarray | None
@@ -1107,12 +1365,22 @@ class TukeyResult:
 
 # %% ../nbs/13_tukey.ipynb #230a49af
 def tukey_spends(budget: TukeyBudget) -> PrivacySpend:
-    """The composed spend of one run, each part under data-level add/remove of a row.
+    r"""The composed spend of one Tukey regression, each part under data-level add/remove of a row.
 
     Under `paper_accounting` the paper's own numbers are *not* a data-level guarantee (one row
     substitutes one model); the spend reported is what group privacy does prove for them:
-    (2 eps_in, (1 + e^{eps_in}) delta_in) for the Tukey step and eta e^{eps_n} for the batch
-    coupling, whose failure the paper does not charge.
+    $(2\varepsilon_{in}, (1 + e^{\varepsilon_{in}})\delta_{in})$ for the Tukey step and
+    $\eta e^{\varepsilon_n}$ for the batch coupling, whose failure the paper does not charge.
+
+    Parameters
+    ----------
+    budget : TukeyBudget
+        The split (from `tukey_budget`).
+
+    Returns
+    -------
+    PrivacySpend
+        The count, the coupling and the Tukey step, composed.
     """
     parts = []
     if budget.eps_n > 0:
@@ -1136,7 +1404,17 @@ def tukey_spends(budget: TukeyBudget) -> PrivacySpend:
 
 
 def depth_for(m: int) -> int:
-    "t = floor(floor(m/2)/2), as in the reference implementation (about m/4)."
+    r"""The restricted depth for $m$ models: $t = \lfloor \lfloor m/2 \rfloor / 2 \rfloor$.
+
+    Parameters
+    ----------
+    m : int
+        The number of models.
+
+    Returns
+    -------
+    int
+    """
     return (m // 2) // 2
 
 # %% ../nbs/13_tukey.ipynb #bd2a46e9
@@ -1194,13 +1472,13 @@ def tukey_regression(
         Labels.
     epsilon, delta : float
         Total budget, data-level add/remove of one row.
-    rng : Generator, int or None
+    rng : Generator, int or None, default None
         Randomness.
-    n_share : float
+    n_share : float, default 0.05
         Share of epsilon for n_tilde (0.05 in the paper). Ignored when `n_tilde` is given.
     eta : float, optional
         P(n_tilde > n); see `tukey_budget`.
-    paper_accounting : bool
+    paper_accounting : bool, default False
         Reproduce the paper's accounting (not private at the data level; for comparison only).
     n_tilde : float, optional
         A private lower bound on n released by the caller, who accounts for it and for the event
@@ -1246,10 +1524,12 @@ def tukey_regression(
 
 # %% ../nbs/13_tukey.ipynb #d7dbebfa
 class PTRFailed(RuntimeError):
-    """Raised by `predict` of `TukeyRegressor` and of the Tukey pipelines when the fit released
-    bottom (PTR failed, or too few models); their `score` returns -inf instead (the paper's R^2 of a
-    refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last (scikit-learn
-    then warns that a mean test score is non-finite; the search itself completes)."""
+    r"""Raised by `predict` of `TukeyRegressor` and the Tukey pipelines when a fit released $\bot$.
+
+    PTR failed, or there were too few models. Their `score` returns -inf instead (the paper's
+    $R^2$ of a refused release), so that `cross_val_score` and `GridSearchCV` rank a refusal last
+    (scikit-learn then warns that a mean test score is non-finite; the search itself completes).
+    """
 
 
 def _sk_validate(estimator, X, y="no_validation", **kw):
@@ -1270,54 +1550,84 @@ def _sk_validate(estimator, X, y="no_validation", **kw):
 
 # %% ../nbs/13_tukey.ipynb #cd590222
 class TukeyRegressor(RegressorMixin, BaseEstimator):
-    """scikit-learn regressor: the Tukey mechanism with PTR, (epsilon, delta)-DP under add/remove of
-    one row.
+    r"""Private linear regression by the Tukey mechanism with PTR; $(\varepsilon, \delta)$-DP.
+
+    Under add/remove of one row.
+    Dick, Gillenwater & Joseph (2023), Section 4.2: fit $m$ non-private OLS models on disjoint
+    batches of rows, test privately (propose-test-release, Lemma 9.5) that their Tukey depth region
+    is stable, and release one point of it by the restricted exponential mechanism.
 
     Parameters
     ----------
-    epsilon, delta : float
-        Privacy budget.
+    epsilon : float, default 1.0
+        Total privacy budget $\varepsilon > 0$ of one fit, under add/remove of one row.
+    delta : float, default 1e-5
+        Total $\delta \in (0, 1)$ of one fit; choose $\delta \ll 1/n$.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
         would copy it and repeat the noise (see `dplit.core.check_random_state`).
-    fit_intercept : bool
-        Append a column of ones (it counts in d, so m = floor(n_tilde / (p + 1))).
-    n_share : float
-        Share of epsilon spent on n_tilde.
-    eta : float, optional
-        P(n_tilde > n) (see `tukey_budget`).
-    paper_accounting : bool
+    fit_intercept : bool, default True
+        Append a column of ones (it counts in $d$, so $m = \lfloor \tilde n / (p + 1) \rfloor$).
+    n_share : float, default 0.05
+        Share of `epsilon` spent on the private row count $\tilde n$, in $[0, 1)$ (the paper's
+        0.05); must be $> 0$ unless `n_tilde` is given.
+    eta : float or None, default None
+        $P(\tilde n > n)$ (see `tukey_budget`); None: $0.1\,\delta e^{-\varepsilon_n}$, so that the
+        batch coupling's failure costs $\delta/10$ (the paper's $10^{-4}$ with `paper_accounting`).
+    paper_accounting : bool, default False
         The paper's accounting (for comparison only; not private at the data level).
-    n_tilde, n_models : optional
-        A private lower bound on n and a number of models released by the caller (pipelines that
-        share one n_tilde); see `tukey_regression`.
+    n_tilde : float or None, default None
+        A private lower bound on $n$ released and accounted for by the caller (pipelines that share
+        one $\tilde n$); then no budget is spent here on $n$.
+    n_models : int or None, default None
+        The number of models $m$, a function of private quantities only; None:
+        $\lfloor \tilde n / d \rfloor$ (see `tukey_regression`).
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Attributes
     ----------
     coef_, intercept_ : released coefficients (None when PTR failed)
     ptr_passed_ : bool, whether a model was released
     status_ : str, see `TukeyResult`
-    spend_ : PrivacySpend
+    spend_ : PrivacySpend, what the fit spent (exactly `epsilon`, `delta`)
     n_models_, depth_, n_tilde_ : the number of models, the depth t and the private n_tilde
 
-    No clipping bounds: the mechanism needs none (each row moves one model). The coefficients are
-    sampled in floating point: a floating-point release, not safe to publish as is (chapter 07
-    shows the leak; its exact `dplit.discrete.discrete_laplace_mechanism` and
-    `discrete_gaussian_mechanism` are the releases to publish numeric statistics with).
+    Raises
+    ------
+    ValueError, TypeError
+        At `fit`, naming the parameter, for a bad budget, NaN/inf or non-numeric data, or too few
+        rows; before any random draw.
+    PTRFailed
+        From `predict` when the fit released $\bot$.
 
     Notes
     -----
-    A refused release (``ptr_passed_`` False) is a result, not an error of `fit`: `predict` then
-    raises `PTRFailed` and `score` returns -inf.
+    Budget: $\varepsilon_n$ = `n_share` $\cdot\,\varepsilon$ goes to $\tilde n$; the rest,
+    $\varepsilon_T$, to the Tukey step, which sees one row as one model substituted (two add/remove
+    steps of $\varepsilon_T / 2$ each, split equally between the PTR test and the exponential
+    mechanism); $\delta$ pays the batch coupling ($\delta/10$ by default) and the step (see
+    `tukey_budget`).
+
+    No clipping bounds: the mechanism needs none (each row moves one model), so no data is
+    clipped and no `ClippingWarning` is raised. The coefficients are sampled in floating point: a
+    floating-point release, not safe to publish as is (chapter 07 shows the leak; its exact
+    `dplit.discrete.discrete_laplace_mechanism` and `discrete_gaussian_mechanism` are the releases
+    to publish numeric statistics with).
+
+    A refused release (``ptr_passed_`` False; too few rows for the models, or an unstable depth
+    region) is a result, not an error of `fit`: `predict` then raises `PTRFailed` and `score`
+    returns -inf. At $(\ln 3, 10^{-5})$ and $d \approx 6$ it needs several thousand rows.
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, random_state=None,
                  fit_intercept: bool = True, n_share: float = 0.05, eta=None,
-                 paper_accounting: bool = False, n_tilde=None, n_models=None):
+                 paper_accounting: bool = False, n_tilde=None, n_models=None, accountant=None):
         self.epsilon, self.delta, self.random_state = epsilon, delta, random_state
         self.fit_intercept, self.n_share, self.eta = fit_intercept, n_share, eta
         self.paper_accounting, self.n_tilde, self.n_models = paper_accounting, n_tilde, n_models
+        self.accountant = accountant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1332,6 +1642,9 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
         check_bool(self.fit_intercept, "fit_intercept")
         X, y = _sk_validate(self, X, y, y_numeric=True)  # scikit-learn's checks and messages
         X, y = check_X_y(X, y, min_rows=1)
+        _check_ols_range(self._design(X), y)  # the release's data check, before the charge
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         r = tukey_regression(
             self._design(X), y, self.epsilon, self.delta, rng=g,
             n_share=self.n_share, eta=self.eta, paper_accounting=self.paper_accounting,

@@ -19,14 +19,29 @@ from .core import check_random_state, check_real_data
 
 # %% auto #0
 __all__ = ['STOPPING', 'stopping_pgf', 'stopping_count', 'stopping_factor', 'random_stopping_select', 'best_of_law',
-           'worst_stopping_pair', 'PrivateGridSearch']
+           'PrivateGridSearch']
 
 # %% ../nbs/16_tuning.ipynb #e6b033af
-STOPPING = ("geometric", "logarithmic")
+STOPPING = ("geometric", "logarithmic")  # the laws of the number of runs K
 
 
 def stopping_pgf(x, kind: str, gamma: float):
-    "E[x^K] for the stopping count K (geometric or logarithmic with parameter gamma)."
+    """The probability generating function $E[x^K]$ of the stopping count $K$.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Where to evaluate, in $[0, 1]$.
+    kind : {'geometric', 'logarithmic'}
+        The law of $K$ (see `stopping_count`).
+    gamma : float
+        Its parameter, in $(0, 1)$.
+
+    Returns
+    -------
+    numpy.ndarray
+        $E[x^K]$, elementwise.
+    """
     x = np.asarray(x, float)
     if kind == "geometric":
         return gamma * x / (1 - (1 - gamma) * x)
@@ -42,9 +57,9 @@ def stopping_count(kind: str, gamma: float, rng=None, size=None):
         The law of K.
     gamma : float
         Its parameter, in (0, 1); E[K] = 1/gamma (geometric) or (1-gamma)/(gamma log(1/gamma)).
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
-    size : int or None
+    size : int or None, default None
         Number of draws; None for one.
 
     Returns
@@ -60,7 +75,22 @@ def stopping_count(kind: str, gamma: float, rng=None, size=None):
 
 
 def stopping_factor(kind: str) -> float:
-    "The factor c of rules 1 and 2: the best of K runs of an eps-DP run is (c eps)-DP."
+    r"""The factor $c$ of rules 1 and 2: the best of $K$ $\varepsilon$-DP runs is $c\varepsilon$-DP.
+
+    Parameters
+    ----------
+    kind : {'geometric', 'logarithmic'}
+        The law of $K$: 3 for geometric (Liu & Talwar), 2 for logarithmic (Papernot & Steinke).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If `kind` is not one of `STOPPING`.
+    """
     if kind not in STOPPING:
         raise ValueError(f"kind must be one of {STOPPING}, got {kind!r}")
     return 3.0 if kind == "geometric" else 2.0
@@ -81,7 +111,7 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
         Law of K.
     gamma : float, default 0.1
         Parameter of K's law.
-    rng : numpy.random.Generator, int or None
+    rng : numpy.random.Generator, int or None, default None
         Seed or generator.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         The relation under which every run is epsilon_run-DP; the selection's guarantee holds
@@ -115,8 +145,24 @@ def random_stopping_select(run, epsilon_run: float, kind: str = "logarithmic",
 
 # %% ../nbs/16_tuning.ipynb #ac78ca62
 def best_of_law(p, kind: str, gamma: float) -> np.ndarray:
-    """Exact law of the best of K runs whose outputs, ordered by score, have the law `p`:
-    G(F_j) - G(F_{j-1})."""
+    """Exact law of the best of $K$ runs whose outputs, ordered by score, have the law `p`.
+
+    The $j$-th output wins with probability $G(F_j) - G(F_{j-1})$, where $G$ is the generating
+    function of $K$ (`stopping_pgf`) and $F$ the cumulative law.
+
+    Parameters
+    ----------
+    p : array_like of shape (k,)
+        The law of one run's output, its outcomes ordered by increasing score (sums to 1).
+    kind : {'geometric', 'logarithmic'}
+        The law of $K$.
+    gamma : float
+        Its parameter, in $(0, 1)$.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
+    """
     F = np.concatenate([[0.0], np.cumsum(p)])
     F[-1] = 1.0
     return np.diff(stopping_pgf(F, kind, gamma))
@@ -188,8 +234,11 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         predictions in [-1, 1]).
     validation_fraction : float, default 0.5
         Share of the rows scored (chosen by a public random split).
-    random_state : int or None
+    random_state : int or None, default None
         Seed of the search.
+    accountant : BudgetAccountant or None, default None
+        Charged the spend of the whole search (`spend_`) before anything is drawn; the inner
+        estimator must not have one.
 
     Attributes
     ----------
@@ -204,11 +253,12 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, param_grid, epsilon=1.0, delta=1e-5, gamma=0.1,
-                 error_bound=4.0, validation_fraction=0.5, random_state=None):
+                 error_bound=4.0, validation_fraction=0.5, random_state=None, *, accountant=None):
         self.estimator, self.param_grid, self.epsilon, self.delta = (estimator, param_grid,
                                                                      epsilon, delta)
         self.gamma, self.error_bound = gamma, error_bound
         self.validation_fraction, self.random_state = validation_fraction, random_state
+        self.accountant = accountant
 
     def _budget(self):
         from dplit.dpgp_hyper import selection_params
@@ -255,6 +305,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         from sklearn.utils.validation import validate_data
 
         g = check_random_state(self.random_state)  # an int seed or None, no generator object
+        from dplit.core import check_private_pipeline
+        check_private_pipeline(self.estimator)  # a non-private step next to private ones warns
         check_real_data(X, "X"), check_real_data(y, "y")  # before scikit-learn parses strings
         try:
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=4)
@@ -274,6 +326,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
                               X.shape[1]) for c in grid]  # every candidate planned before any draw
         except OverflowError:
             raise ValueError(f"epsilon = {self.epsilon!r} is too large to plan one run") from None
+        from dplit.accountant import _charge_before_draw
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]

@@ -19,9 +19,7 @@ import numpy as np
 from .core import as_rng
 
 # %% auto #0
-__all__ = ['plain', 'html_table', 'VerifyRecord', 'Check', 'register_check', 'BenchRecord', 'register_benchmark',
-           'chapter_modules', 'discover', 'registered_checks', 'registered_benchmarks', 'select', 'run_checks',
-           'write_report', 'format_table']
+__all__ = ['VerifyRecord', 'BenchRecord', 'run_checks', 'write_report', 'format_table']
 
 # %% ../nbs/01_verify.ipynb #f810dc9d
 _NP_SCALAR = re.compile(r"np\.(?:u?int|float|complex|bool|str)_?\d*\((.*?)\)")
@@ -66,7 +64,7 @@ def html_table(header, rows, caption: str = "") -> str:
 class VerifyRecord:
     """The outcome of one numerical proof.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The registered name of the check.
@@ -80,9 +78,9 @@ class VerifyRecord:
         Whether the measurement is within the tolerance.
     seconds : float
         Wall time of the check.
-    source : str
+    source : str, default ''
         Where the claim comes from (paper and result).
-    figure : matplotlib.figure.Figure or None
+    figure : matplotlib.figure.Figure or None, default None
         A picture of the measurement, if the check draws one.
     """
     name: str
@@ -181,7 +179,7 @@ def register_check(name: str, claim: str, source: str = ""):
 class BenchRecord:
     """The outcome of one benchmark.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The registered name of the benchmark.
@@ -317,10 +315,39 @@ def _run_check(full: bool, ship: bool, chk: Check, ss) -> VerifyRecord:
 # %% ../nbs/01_verify.ipynb #17d330e0
 def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = True,
                out_dir=None, n_jobs: int = 1, scheduler=None) -> list[VerifyRecord]:
-    """Run registered checks (an exception is a failed record); figures and a report go to
-    `out_dir`.
-    Each check is one task of `dplit.core.run_sweep` with its own seed, so `n_jobs` local workers
-    or a Dask `scheduler` give the same records (up to their seconds) in the same order."""
+    """Run registered checks; an exception is a failed record.
+
+    Figures and a report go to `out_dir`. Each check is one task of `dplit.core.run_sweep` with
+    its own seed, so `n_jobs` local workers or a Dask `scheduler` give the same
+    records (up to their seconds) in the same order.
+
+    Parameters
+    ----------
+    names : list of str or None, default None
+        The registered checks to run (None: all of them; `dplit verify --list` names them).
+    full : bool, default False
+        Run each check at the paper's scale instead of the quick default size.
+    seed : int, default 0
+        Root seed; each check gets its own child of `numpy.random.SeedSequence(seed)`.
+    progress : bool, default True
+        Show a progress bar.
+    out_dir : str or Path or None, default None
+        Where `write_report` saves the figures and the report (None: nothing is written).
+    n_jobs : int, default 1
+        Local worker processes.
+    scheduler : str or distributed.Client or None, default None
+        A Dask scheduler's address or client to run the checks on instead of local workers.
+
+    Returns
+    -------
+    list of VerifyRecord
+        One record per check, in the order of `names`.
+
+    Raises
+    ------
+    ValueError
+        If a name is not a registered check.
+    """
     from functools import partial
     from dplit.core import run_sweep
     checks = select(registered_checks(), names)
@@ -335,7 +362,20 @@ def run_checks(names=None, full: bool = False, seed: int = 0, progress: bool = T
 
 
 def write_report(records, out_dir) -> Path:
-    "Save each record's figure as PNG and the table as report.json and report.md in `out_dir`."
+    """Save each record's figure as PNG and the table as report.json and report.md in `out_dir`.
+
+    Parameters
+    ----------
+    records : list of VerifyRecord
+        The records (from `run_checks`); their figures are closed once saved.
+    out_dir : str or Path
+        The directory, created if missing.
+
+    Returns
+    -------
+    Path
+        `out_dir`.
+    """
     import matplotlib.pyplot as plt
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -349,7 +389,21 @@ def write_report(records, out_dir) -> Path:
 
 # %% ../nbs/01_verify.ipynb #797c44ca
 def format_table(records, markdown: bool = False, width: int = 70) -> str:
-    "A plain-text (or Markdown) table of records, with a closing count line 'N passed, M failed'."
+    """A plain-text (or Markdown) table of records, with a closing count line 'N passed, M failed'.
+
+    Parameters
+    ----------
+    records : list of VerifyRecord
+        The records to show.
+    markdown : bool, default False
+        A Markdown table (measurements in full) instead of aligned text.
+    width : int, default 70
+        In plain text, measurements longer than this are cut (with "...").
+
+    Returns
+    -------
+    str
+    """
     rows = [("verdict", "result", "measured", "tolerance", "s")]
     for r in records:
         m = r.measured if markdown or len(r.measured) <= width else r.measured[: width - 3] + "..."

@@ -117,6 +117,7 @@ FIT_CASES = {
                                   lambda e: np.r_[e.selected_, e.regressor_.coef_]),
     "RadoBoostClassifier": (dict(n_rados=10, T=10), X4, LAB, lambda e: e.coef_),
     "AdaBoostExamplesClassifier": (dict(n_examples=20, T=10), X4, LAB, lambda e: e.coef_),
+    "DPRadoBoostClassifier": (dict(n_rados=10, T=10), X4, LAB, lambda e: e.coef_),
     "TukeyRegressor": (dict(), XT, YT, lambda e: np.r_[e.n_tilde_]),
     "PrivateClipScaler": (dict(epsilon=0.5, bounds=(-1.0, 1.0), n_grid=101), X4, None,
                           lambda e: e.ranges_),

@@ -85,6 +85,6 @@ pyflags=(); [ "${DPLIT_SLOW:-0}" = 1 ] && pyflags=(--runslow)
 echo "== (set-up, sync check and notebooks took $(( $(date +%s) - t0 )) s)"
 t2=$(date +%s)
 rc=0
-python -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider --durations=10 "${pyflags[@]}" || rc=$?
+python -m pytest tests -n 2 --dist loadfile -p no:cacheprovider --durations=10 "${pyflags[@]}" || rc=$?
 echo "== pytest took $(( $(date +%s) - t2 )) s; the whole run $(( $(date +%s) - t0 )) s"
 exit $rc

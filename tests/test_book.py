@@ -26,7 +26,10 @@ import pytest
 pytest.importorskip("sphinx")
 from dplit.book import FOLD_LINES, build_book, chapter_pages, find_root, read_book  # noqa: E402
 
-# one build and one Chromium for the whole module, also under pytest-xdist (tests/run.sh uses --dist loadgroup)
+# one build and one Chromium for the whole module, also under pytest-xdist: tests/run.sh uses --dist loadfile,
+# which keeps a file's tests on one worker. (--dist loadgroup with this mark no longer groups anything: pytest 9
+# keeps a test's id in `_id`, and xdist 3.8 still appends the group to `_nodeid`, so the book was built and
+# measured on both workers, 254 s in one CI run.) The fixtures are session-scoped as well.
 pytestmark = pytest.mark.xdist_group("book")
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -577,7 +580,7 @@ def _has_math(nb_path: Path) -> bool:
     return "$" in strip(text)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def book(tmp_path_factory):
     "The book, built once; DPLIT_BOOK_OUT=DIR measures a book already built there from this checkout instead."
     if os.environ.get("DPLIT_BOOK_OUT"):
@@ -587,7 +590,7 @@ def book(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def seen(book):
     measures = measure_book(book, shots=os.environ.get("DPLIT_BOOK_SHOTS"))
     print("\n" + report(measures))

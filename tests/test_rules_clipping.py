@@ -46,6 +46,7 @@ CLIPPING = {
     "BestSubsetSelector-hinge": (dict(s=2, loss="hinge"), True),
     "DPSISSelector": (dict(k=2), False),
     "DPSparseGPRegressor": (dict(inducing_points=4, clip_y=True), False),
+    "DPRadoBoostClassifier": (dict(n_rados=10, T=10), True),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),

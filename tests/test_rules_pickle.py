@@ -269,12 +269,7 @@ def _closure_and_spend(predict, spend):
 
 # public functions taking X and epsilon that are not releases of a fit (checks, exact laws)
 NOT_RELEASES = {
-    "mistakes_privacy_row": "exact losses of the mechanism over replacements (a privacy check)",
-    "algorithm1_literal": "a literal transcription of DPKendall's Algorithm 1 for its check",
-    "sub_lasso_law": "the exact law of SubLasso's output (a check, no draw)",
     "dp_feat_window": "Eq 16's interval, an intermediate of dp_feat_rados (no release)",
-    "dp_feat_sample": "DP-Feat as the paper states it (full rados, for the audit of chapter 32)",
-    "dp_feat_mutant_window": "a mutant of the window for the audit",
 }
 
 

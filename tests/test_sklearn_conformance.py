@@ -47,6 +47,7 @@ ESTIMATORS = {
     "DPSparseGPRegressor": (lambda: dplit.DPSparseGPRegressor(clip_y=True, random_state=0), {}),
     "RadoBoostClassifier": (lambda: dplit.RadoBoostClassifier(T=20, random_state=0), {}),
     "AdaBoostExamplesClassifier": (lambda: dplit.AdaBoostExamplesClassifier(T=20, random_state=0), {}),
+    "DPRadoBoostClassifier": (lambda: dplit.DPRadoBoostClassifier(T=20, n_rados=50, random_state=0), {}),
     "BestSubsetSelector": (lambda: dplit.BestSubsetSelector(s=1, random_state=0), {}),
 }
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
@@ -87,7 +88,7 @@ def test_check_estimator(name):
 @pytest.mark.parametrize("cls", ["DPKendallSelector", "SubLassoSelector", "TukeyRegressor",
                                  "BoostedAdaSSPRegressor", "PrivateRegressionPipeline", "DPSISSelector",
                                  "DPSparseGPRegressor", "RadoBoostClassifier", "AdaBoostExamplesClassifier",
-                                 "BestSubsetSelector"])
+                                 "BestSubsetSelector", "DPRadoBoostClassifier"])
 def test_init_is_keyword_only(cls):
     params = list(inspect.signature(getattr(dplit, cls).__init__).parameters.values())[1:]
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls
