@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['FOLD_LINES', 'find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries', 'fold_label',
-           'silent_note', 'process_cell', 'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages',
-           'render_readme']
+__all__ = ['FOLD_LINES', 'API_PAGE', 'find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries',
+           'fold_label', 'silent_note', 'process_cell', 'process_notebook', 'find_mathjax', 'build_book',
+           'chapter_pages', 'api_index', 'link_context', 'resolve_name', 'link_markdown', 'api_page', 'render_readme']
 
 # %% ../nbs/05_book.ipynb #5fd394a5
 def find_root(start=None) -> Path:
@@ -270,8 +270,30 @@ def _member_head(m) -> str:
     return f"`{m.name}{_signature(m, drop_self=True)}`"
 
 
-def api_entries(source, module=""):
+def _compact(body: str, methods: str, titles: list) -> str:
+    """An API entry's text: the first paragraph of the docstring in view, the rest (parameters,
+    returns, methods, ...) in a closed `<details>` whose summary names its sections."""
+    lead, _, rest = body.partition("\n\n")
+    rest = "\n\n".join(x for x in (rest, methods) if x.strip())
+    if not rest or lead.count("$$") % 2 or lead.count("```") % 2 or lead.lstrip().startswith("$$"):
+        return "\n\n".join(x for x in (body, methods) if x.strip())
+    label = " · ".join(titles or ["More"])
+    return (f"{lead}\n\n<details class=\"api-more\"><summary>{label}</summary>\n\n{rest}\n\n"
+            "</details>")
+
+
+def _target(kind: str, qual: str) -> str:
+    """A Python-domain description that shows nothing: an anchor whose id is `qual`, an entry of
+    the book's index, and a target for `{py:obj}` links."""
+    module, _, name = qual.rpartition(".")
+    opts = f":module: {module}\n" if module else ""
+    return (f"```{{py:{kind}}} {name}\n{opts}:no-typesetting:\n:no-contents-entry:\n```\n\n")
+
+
+def api_entries(source, module="", seen=None):
     """Markdown API entries for the public functions and classes that `source` defines at top level.
+
+    With a `module`, each entry opens with its anchor (id: the qualified name), once per name.
 
     Parameters
     ----------
@@ -279,6 +301,8 @@ def api_entries(source, module=""):
         Python source of an exported cell.
     module : str, default ""
         The module the names are qualified with (``dplit.<default_exp>``).
+    seen : set, optional
+        The qualified names anchored already (updated); None anchors every entry.
 
     Returns
     -------
@@ -314,15 +338,21 @@ def api_entries(source, module=""):
                        and not n.name.startswith("_")]
         else:
             sig, kind, methods = _signature(node), "function", []
-        body = docstring_markdown(doc) or "*(no docstring)*"
         meth = ""
         if methods:
-            meth = "\n\n**Methods**\n\n" + "\n".join(
+            meth = "**Methods**\n\n" + "\n".join(
                 f"- {_member_head(m)} — "
                 + (docstring_markdown(ast.get_docstring(m) or "").split("\n\n")[0] or "")
                 for m in methods)
-        entries.append((node.name, f":::{{admonition}} {kind} `{qual}`\n:class: api-entry\n\n"
-                                   f"`{node.name}{sig}`\n\n{body}{meth}\n:::"))
+        body = _compact(docstring_markdown(doc) or "*(no docstring)*", meth,
+                        [t for t, _ in _split_numpy(doc)[1]] + (["Methods"] if methods else []))
+        anchor = ""
+        if module and (seen is None or qual not in seen):
+            anchor = _target("class" if kind == "class" else "function", qual)
+            if seen is not None:
+                seen.add(qual)
+        entries.append((node.name, f"{anchor}:::{{admonition}} {kind} `{qual}`\n"
+                                   f":class: api-entry\n\n`{node.name}{sig}`\n\n{body}\n:::"))
     return entries
 
 # %% ../nbs/05_book.ipynb #e25a321d
@@ -510,7 +540,8 @@ def _has_figure(outputs) -> bool:
 
 
 # %% ../nbs/05_book.ipynb #db529902
-def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
+def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
+                 page: str = "") -> list[dict]:
     """The cells a reader sees for one source cell (none, the cell, or it and its API entries).
 
     Parameters
@@ -521,6 +552,10 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
         The module the chapter exports to (``dplit.<default_exp>``), used to name API entries.
     chapter : str, default ''
         The chapter's file name, named in the note of a slow cell.
+    links : dict, optional
+        The book's names (`link_context`): Markdown is linked, public constants get anchors.
+    page : str
+        The chapter as `_quarto.yml` lists it (where links start from).
 
     Returns
     -------
@@ -530,7 +565,8 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
     source = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
     c = dict(c, metadata=json.loads(json.dumps(c.get("metadata", {}))))
     if c["cell_type"] == "markdown":
-        return [dict(c, source=normalise_markdown(source))]
+        md = normalise_markdown(source)
+        return [dict(c, source=link_markdown(md, links, page) if links else md)]
     if c["cell_type"] != "code":
         return [dict(c, source=source)]
     d = [x.split(":")[0].split()[0] for x in _directives(source) if x]
@@ -551,7 +587,7 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
     if source_cell and _imports_only(code):
         _fold(c, "Imports")
         return [c]
-    if source_cell and len(code.splitlines()) > FOLD_LINES:
+    if "exporti" in d or (source_cell and len(code.splitlines()) > FOLD_LINES):
         _fold(c, fold_label(code))
     echo = "remove-input" not in c["metadata"].get("tags", [])
     if not source_cell and echo and _has_figure(c["outputs"]):
@@ -561,8 +597,17 @@ def process_cell(c: dict, module: str = "", chapter: str = "") -> list[dict]:
         if note:
             c["outputs"] = [_note_output(note)]
     out = [c]
+    if exported and links and module:  # anchors of the public constants, before their cell
+        seen, index = links["seen"], links["index"]
+        quals = [f"{module}.{n}" for n, kind, _ in _public_objects(code) if kind == "data"]
+        quals = [q for q in dict.fromkeys(quals)
+                 if index.get(q, {}).get("kind") == "data" and q not in seen]
+        seen.update(quals)
+        if quals:
+            out.insert(0, {"cell_type": "markdown", "metadata": {},
+                           "source": "".join(_target("data", q) for q in quals)})
     if exported:
-        ents = api_entries(code, module)
+        ents = api_entries(code, module, links["seen"] if links else None)
         if ents:
             out.append({"cell_type": "markdown", "metadata": {},
                         "source": "\n\n".join(e for _, e in ents)})
@@ -575,7 +620,16 @@ def _anchor_targets(text: str) -> str:
     return re.sub(r'^<a id="([\w-]+)"></a>[ \t]*', r"(\1)=\n", text, flags=re.M)
 
 
-def process_notebook(src, dst, extra_cells=()) -> Path:
+def _module_of(cells: list) -> str:
+    "The module a chapter exports to (`dplit.<default_exp>`, `dplit` for `__init__`), or ''."
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    m = re.search(r"^\s*#\|\s*default_exp\s+(\S+)", text, flags=re.M)
+    if not m:
+        return ""
+    return "dplit" if m.group(1) == "__init__" else f"dplit.{m.group(1)}"
+
+
+def process_notebook(src, dst, extra_cells=(), links=None, page: str = "") -> Path:
     """Copy a chapter for the reader (see above); Markdown pages get their mathematics normalised,
     and an HTML anchor that opens a line becomes a MyST target (Sphinx then checks the links to it).
 
@@ -585,6 +639,10 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
         The chapter and where to write the processed copy.
     extra_cells : sequence of dict, default ()
         Cells appended at the end (the front page gets the book's navigation).
+    links : dict, optional
+        The book's names (`link_context`): the prose gets its links (see "Everything linked").
+    page : str
+        The chapter as `_quarto.yml` lists it.
 
     Returns
     -------
@@ -595,14 +653,13 @@ def process_notebook(src, dst, extra_cells=()) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix == ".md":
         extra = "".join("\n\n" + "".join(c["source"]) for c in extra_cells)
-        text = _anchor_targets(normalise_markdown(src.read_text(encoding="utf-8"))) + extra
+        text = normalise_markdown(src.read_text(encoding="utf-8"))
+        text = _anchor_targets(link_markdown(text, links, page) if links else text) + extra
         dst.write_text(text, encoding="utf-8")
         return dst
     nb = json.loads(src.read_text(encoding="utf-8"))
-    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    m = re.search(r"^\s*#\|\s*default_exp\s+(\S+)", text, flags=re.M)
-    module = f"dplit.{m.group(1)}" if m else ""
-    nb["cells"] = [x for c in nb["cells"] for x in process_cell(c, module, src.name)]
+    module = _module_of(nb["cells"])
+    nb["cells"] = [x for c in nb["cells"] for x in process_cell(c, module, src.name, links, page)]
     nb["cells"] += list(extra_cells)
     dst.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     return dst
@@ -664,6 +721,10 @@ details.hide.above-input { margin: 0.3em 0; padding: 0.1em 0.6em; }
 details.hide.above-input summary p.admonition-title { font-weight: normal; font-size: 0.9em; }
 details.hide.above-input summary p.collapsed.admonition-title {
   font-family: var(--pst-font-family-monospace); }
+/* an API entry's parameters, returns and methods: one line until opened */
+div.api-entry details.api-more { margin: 0.15em 0 0.1em; }
+div.api-entry details.api-more > summary { font-size: 0.85em; color: #555; cursor: pointer; }
+div.api-entry details.api-more[open] > summary { margin-bottom: 0.3em; }
 /* why a code cell shows no output */
 p.dplit-note { font-style: italic; font-size: 0.9em; color: #555; margin: 0.2em 0; }
 /* code cells: a 100-character line (the house limit) fits the code column of a 1280-px window
@@ -698,13 +759,20 @@ mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]],
                    "CommonHTML": {{"linebreaks": {{"automatic": True}}}}}}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header"]
+nitpicky = True
+toc_object_entries = False
 """
 
 
-def _toc_cell(book: dict) -> dict:
-    "The navigation of the book, as hidden toctrees in a Markdown cell of the front page."
-    lines = []
-    for part, chs in book["parts"]:
+def _toc_cell(book: dict, extra=()) -> dict:
+    """The navigation of the book, as hidden toctrees in a Markdown cell of the front page; the
+    pages in `extra` (the API reference) close the part that holds the bibliography."""
+    lines, bib = [], next((c for _, cs in book["parts"] for c in cs
+                           if Path(c).stem == "bibliography"), None)
+    parts = [(p, cs + [str(e) for e in extra] if bib in cs else cs) for p, cs in book["parts"]]
+    if extra and bib is None:
+        parts.append(("Reference", [str(e) for e in extra]))
+    for part, chs in parts:
         chs = [c for c in chs if c != _front(book)]
         if not chs:
             continue
@@ -719,7 +787,7 @@ def _front(book: dict) -> str:
 
 # %% ../nbs/05_book.ipynb #088c5406
 def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
-               strict: bool = False) -> Path:
+               strict: bool = True) -> Path:
     """Render the book listed in `_quarto.yml` to HTML.
 
     Parameters
@@ -733,8 +801,8 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
         Re-execute every chapter before rendering (default: show the saved outputs).
     quiet : bool, default True
         Hide Sphinx's progress messages (its warnings are always counted and shown).
-    strict : bool, default False
-        Fail on any Sphinx warning (broken references included).
+    strict : bool, default True
+        Fail on any Sphinx warning, broken references and links included.
 
     Returns
     -------
@@ -755,14 +823,16 @@ def build_book(config=None, out=None, execute: bool = False, quiet: bool = True,
         shutil.copytree(mathjax, src / "_static" / "mathjax", symlinks=False,
                         ignore=shutil.ignore_patterns("unpacked", "test", "*.md", "docs"))
         (src / "_static" / "dplit.css").write_text(_CSS, encoding="utf-8")
-        front = _front(book)
+        front, links = _front(book), link_context(book)
         for _, chs in book["parts"]:
             for ch in chs:
                 if ch == front:
                     process_notebook(root / ch, src / ("index" + Path(ch).suffix),
-                                 extra_cells=[_toc_cell(book)])
+                                     extra_cells=[_toc_cell(book, [Path(API_PAGE).stem])],
+                                     links=links, page=ch)
                 else:
-                    process_notebook(root / ch, src / ch)
+                    process_notebook(root / ch, src / ch, links=links, page=ch)
+        (src / API_PAGE).write_text(api_page(links), encoding="utf-8")
         short = book["title"].split(":")[0]
         (src / "conf.py").write_text(_CONF.format(title=book["title"], short=short,
                                                   execution="force" if execute else "off"))
@@ -806,6 +876,402 @@ def chapter_pages(config=None, out=None) -> list[Path]:
     front = _front(book)
     return [out / ("index.html" if c == front else Path(c).with_suffix(".html"))
             for _, cs in book["parts"] for c in cs]
+
+# %% ../nbs/05_book.ipynb #d26c3f88
+def _module_all(root, module: str):
+    "The `__all__` of `module` as exported to `root/dplit/` (read with ast), or None."
+    rel = "__init__" if module == "dplit" else module.split(".", 1)[1]
+    f = Path(root) / "dplit" / (rel.replace(".", "/") + ".py")
+    if not f.is_file():
+        return None
+    for node in ast.parse(f.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__"
+                                                for t in node.targets):
+            try:
+                return list(ast.literal_eval(node.value))
+            except ValueError:
+                return None
+    return None
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """The first paragraph of a docstring's summary on one line, cut after its first sentence when
+    longer than `limit` (never inside `$...$`, backticks or parentheses)."""
+    first = " ".join(_split_numpy(text or "")[0].split("\n\n")[0].split())
+    if len(first) <= limit:
+        return first
+    for m in re.finditer(r"\.(?=\s+[A-Z])", first):
+        head = first[:m.start() + 1]
+        if (head.count("$") % 2 == 0 and head.count("`") % 2 == 0 and len(head) > 20
+                and head.count("(") == head.count(")")):
+            return head
+    return first
+
+
+def _comment(lines: list, node) -> str:
+    "The comment of an assignment: at the end of its first line, else the comment lines above it."
+    line = lines[node.lineno - 1]
+    m = re.search(r"\s#\s*(.+)$", line)
+    if m and not re.search(r"[\"']", line[m.start():]):
+        return m.group(1).strip()
+    above, i = [], node.lineno - 2
+    while i >= 0 and lines[i].lstrip().startswith("#") and not lines[i].lstrip().startswith("#|"):
+        above.insert(0, lines[i].lstrip("# ").strip())
+        i -= 1
+    return " ".join(above)
+
+
+def _public_objects(code: str) -> list:
+    "[(name, kind, one-line summary)] of the public functions, classes and names `code` defines."
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    lines, res = code.splitlines(), []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if not node.name.startswith("_"):
+                kind = "class" if isinstance(node, ast.ClassDef) else "function"
+                res.append((node.name, kind, _one_line(ast.get_docstring(node) or "")))
+            continue
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, ast.AnnAssign) else [])
+        for t in targets:
+            for x in ast.walk(t):
+                if isinstance(x, ast.Name) and not x.id.startswith("_"):
+                    res.append((x.id, "data", _comment(lines, node)))
+    return res
+
+
+def _exported(src: str) -> bool:
+    return any(x.split(":")[0].split()[0] in ("export", "exports") for x in _directives(src) if x)
+
+
+def api_index(book: dict) -> dict:
+    """Every public name of the package, found where a chapter defines it.
+
+    Parameters
+    ----------
+    book : dict
+        The book, as `read_book` returns it.
+
+    Returns
+    -------
+    dict
+        ``{qualified name: {"name", "module", "chapter", "kind", "summary"}}`` for the functions,
+        classes and other names that the chapters' `#| export` cells define and their module's
+        `__all__` lists (read from ``dplit/*.py``; every public definition when the module is not
+        exported yet). A name of an `__all__` that no exported cell defines gets kind ``"missing"``
+        (the front door's re-exports: kind ``"reexport"``, and ``"target"`` the entry it names).
+    """
+    root, index, alls = book["root"], {}, {}
+    for _, chs in book["parts"]:
+        for ch in chs:
+            if Path(ch).suffix != ".ipynb":
+                continue
+            cells = json.loads((root / ch).read_text(encoding="utf-8"))["cells"]
+            module = _module_of(cells)
+            if not module:
+                continue
+            public = _module_all(root, module)
+            alls[module] = (ch, public)
+            for c in cells:
+                src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                if c["cell_type"] != "code" or not _exported(src):
+                    continue
+                code = "\n".join(l for l in src.splitlines() if not _DIRECTIVE.match(l))
+                for name, kind, summary in _public_objects(code):
+                    q = f"{module}.{name}"
+                    if (public is None or name in public) and q not in index:
+                        index[q] = {"name": name, "module": module, "chapter": ch, "kind": kind,
+                                    "summary": summary}
+    defined = {}
+    for q, o in index.items():
+        defined.setdefault(o["name"], []).append(q)
+    for module, (ch, public) in alls.items():
+        for name in public or []:
+            q = f"{module}.{name}"
+            if q in index:
+                continue
+            there = [t for t in defined.get(name, []) if t != q]
+            index[q] = {"name": name, "module": module, "chapter": ch,
+                        "kind": "reexport" if len(there) == 1 else "missing",
+                        "summary": index[there[0]]["summary"] if len(there) == 1 else "",
+                        "target": there[0] if len(there) == 1 else ""}
+    return index
+
+# %% ../nbs/05_book.ipynb #b3781164
+_BIB_HEAD = re.compile(r'<a id="([\w-]+)"></a>\*\*(.+?),? \((\d{4})[a-z]?\)\.?\*\*')
+
+
+def _authors(text: str) -> tuple:
+    "The surnames of an author list ('A, B & C', 'A and B', 'A et al.') and whether it says et al."
+    text = text.strip()
+    etal = bool(re.search(r"\bet\s+al\.?$", text))
+    text = re.sub(r",?\s*\bet\s+al\.?$", "", text)
+    return [a.strip() for a in re.split(r",\s*|\s+(?:&|and)\s+", text) if a.strip()], etal
+
+
+def link_context(book: dict, index=None) -> dict:
+    """What the link pass needs to know about the book: its public names, chapters and bibliography.
+
+    Parameters
+    ----------
+    book : dict
+        The book, as `read_book` returns it.
+    index : dict, optional
+        The public names, as `api_index` returns them (default: computed).
+
+    Returns
+    -------
+    dict
+        The names (``index``, ``by_name``), each page's place in the built source (``doc``), the
+        chapters' titles, modules and order, and the bibliography's entries by (first author, year).
+    """
+    root, front = book["root"], _front(book)
+    chapters = [c for _, cs in book["parts"] for c in cs]
+    doc = {c: ("index" + Path(c).suffix if c == front else c) for c in chapters}
+    doc[API_PAGE] = API_PAGE
+    titles, modules = {}, {}
+    for c in chapters:
+        p = root / c
+        if p.suffix == ".ipynb":
+            cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
+            md = next(("".join(x["source"]) for x in cells if x["cell_type"] == "markdown"), "")
+            if _module_of(cells):
+                modules.setdefault(_module_of(cells), c)
+        else:
+            md = p.read_text(encoding="utf-8")
+        m = re.search(r"^#\s+(.+)$", md, re.M)
+        titles[c] = m.group(1).strip() if m else ""
+    bib, bib_page = {}, next((c for c in chapters if Path(c).stem == "bibliography"), None)
+    if bib_page:
+        for m in _BIB_HEAD.finditer((root / bib_page).read_text(encoding="utf-8")):
+            names, etal = _authors(m.group(2))
+            bib.setdefault((names[0], m.group(3)), []).append((m.group(1), names, etal))
+    index = api_index(book) if index is None else index
+    by_name = {}
+    for q, o in index.items():
+        if o["kind"] not in ("missing", "reexport"):
+            by_name.setdefault(o["name"], []).append(q)
+    return {"index": index, "by_name": by_name, "doc": doc, "titles": titles, "modules": modules,
+            "page_module": {c: m for m, c in modules.items()},
+            "order": [c for c in chapters if c != front], "bib": bib, "bib_page": bib_page,
+            "seen": set()}
+
+
+def resolve_name(text: str, links: dict, module: str = ""):
+    """The qualified name of the public object that a code name in the prose names, or None.
+
+    `name`, `module.name`, `dplit.module.name` and the front door's `dplit.name` resolve (a trailing
+    `()` is allowed); a bare name defined in several modules resolves to the chapter's own `module`
+    or not at all; `Class.attribute` resolves to the class.
+
+    Parameters
+    ----------
+    text : str
+        The code name, as written between backticks.
+    links : dict
+        The book's names, as `link_context` returns them.
+    module : str
+        The module of the chapter the name is written in.
+
+    Returns
+    -------
+    str or None
+    """
+    t = text.strip()
+    t = t[:-2] if t.endswith("()") else t
+    if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", t):
+        return None
+    if t in links["modules"]:  # `dplit.audit` is the module (its chapter), not `audit` in it
+        return None
+    index = links["index"]
+    for q in (t, f"dplit.{t}"):
+        if q in index:
+            o = index[q]
+            return o.get("target") or None if o["kind"] in ("reexport", "missing") else q
+    parts = t.split(".")
+    parts = parts[1:] if parts[0] == "dplit" and len(parts) > 1 else parts
+    if len(parts) == 1:
+        qs = links["by_name"].get(parts[0], [])
+        own = f"{module}.{parts[0]}"
+        return own if own in qs else qs[0] if len(qs) == 1 else None
+    owner = resolve_name(".".join(parts[:-1]), links, module)
+    return owner if owner and index[owner]["kind"] == "class" else None
+
+# %% ../nbs/05_book.ipynb #7a489bed
+_PROTECTED = re.compile(
+    r"(?P<fence>^[ \t]*(?P<f>`{3,}|~{3,}).*?^[ \t]*(?P=f)[ \t]*$)"
+    r"|(?P<setext>^[^\n]*\S[^\n]*\n[ \t]{0,3}(?:=+|-+)[ \t]*$)"
+    r"|(?P<env>^[ \t]*\\begin\{(?P<e>[\w*]+)\}.*?\\end\{(?P=e)\})"
+    r"|(?P<dmath>\$\$.+?\$\$)"
+    r"|(?P<role>\{[\w:.+-]+\}`[^`]*`)"
+    r"|(?P<code>(?<!`)`(?P<ctext>[^`\n]+)`(?!`))"
+    r"|(?P<ticks>`{2,}.+?`{2,})"
+    r"|(?P<math>(?<![\\\w$])\$(?:\\.|[^$\\])+?\$)"
+    r"|(?P<link>!?\[(?:[^\[\]]|\[[^\[\]]*\])*\](?:\([^)\n]*\)|\[[^\]\n]*\]))"
+    r"|(?P<refdef>^[ \t]{0,3}\[[^\]\n]+\]:[^\n]*$)"
+    r"|(?P<url>\b(?:https?|ftp)://[^\s<>)\]]+|\bwww\.[^\s<>)\]]+)"
+    r"|(?P<html><a\b.*?</a>|<[^>\n]+>)"
+    r"|(?P<heading>^[ \t]*#{1,6}[ \t][^\n]*$)"
+    r"|(?P<target>^\([^)\n]+\)=[ \t]*$)",
+    re.M | re.S)
+_SURNAME = r"[A-Z][\w-]*"
+_PROSE_REF = re.compile(
+    r"(?<![\w.])(?P<authors>" + _SURNAME + r"(?:(?:,\s+" + _SURNAME + r")*,?\s+(?:&|and)\s+"
+    + _SURNAME + r"(?:\s+[A-Z][\w-]*)?|\s+et\s+al\.)?)(?P<poss>'s)?"
+    r"(?:,?\s+\((?P<y1>\d{4})\)|,?\s+(?P<y2>\d{4})\b|\s+\((?P<y3>\d{4})(?=[,;]))"
+    r"|(?P<cw>\b[Cc]hapter)\s+(?P<num>\d\d)\b"
+    r"|(?P<the2>\b[Tt]he)\s+(?P<dir>previous|next)\s+chapter\b(?!s)"
+    r"|(?P<the>\b[Tt]he)\s+(?P<word>[A-Za-z][\w-]*)\s+chapter\b(?!s)"
+    r"|(?P<cw2>\b[Cc]hapter)\s+\*(?P<title>[^*\n]+)\*")
+
+
+def _rel(links: dict, page: str, target: str, frag: str = "") -> str:
+    "The relative link from `page` to `target` in the built source (both as in `_quarto.yml`)."
+    src, dst = links["doc"].get(page, page), links["doc"][target]
+    r = os.path.relpath(dst, os.path.dirname(src) or ".").replace(os.sep, "/")
+    return r + (f"#{frag}" if frag else "")
+
+
+def _cite(m, links: dict, page: str):
+    "A citation the bibliography has (same authors, same year) -> its link, else None."
+    if not links["bib_page"] or page == links["bib_page"]:
+        return None
+    text = m.group(0)
+    names, etal = _authors(m.group("authors"))
+    year = m.group("y1") or m.group("y2") or m.group("y3")
+    for i in range(len(names)):  # "RadoBoost, Nock, Patrini & Friedman (2015)": the longest tail
+        sub = names[i:]
+        for bid, bnames, betal in links["bib"].get((sub[0], year), []):
+            if (sub == bnames and etal == betal) or (etal and sub[:1] == bnames[:1]
+                                                     and (betal or len(bnames) > 1)):
+                start = text.find(sub[0]) if i else 0
+                end = len(m.group("authors")) + len(m.group("poss") or "")
+                end = end if m.group("y3") else len(text)
+                href = _rel(links, page, links["bib_page"], bid)
+                return text[:start] + f"[{text[start:end]}]({href})" + text[end:]
+    return None
+
+
+def _link_prose(text: str, links: dict, page: str) -> str:
+    "Citations and references to chapters in a stretch of prose (no code, math or links in it)."
+    order, chapters = links["order"], links["doc"]
+
+    def chapter_link(label, target):
+        return f"[{label}]({_rel(links, page, target)})" if target and target != page else None
+
+    def sub(m):
+        if m.group("authors") is not None:
+            return _cite(m, links, page) or m.group(0)
+        target, label = None, m.group(0)
+        if m.group("num"):
+            hits = [c for c in order if Path(c).name.startswith(m.group("num") + "_")]
+            target = hits[0] if len(hits) == 1 else None
+        elif m.group("word"):
+            target = links["modules"].get("dplit." + m.group("word").lower().replace("-", ""))
+            link = chapter_link(label.split(None, 1)[1], target)
+            return f"{m.group('the')} {link}" if link else label
+        elif m.group("dir"):
+            i = order.index(page) if page in order else -1
+            j = i + (1 if m.group("dir") == "next" else -1)
+            target = order[j] if i >= 0 and 0 <= j < len(order) else None
+            link = chapter_link(label.split(None, 1)[1], target)
+            return f"{m.group('the2')} {link}" if link else label
+        else:
+            want = m.group("title").strip().rstrip(".").lower()
+            hits = [c for c, t in links["titles"].items() if t.lower() == want]
+            if len(hits) == 1 and hits[0] != page:
+                return f"{m.group('cw2')} " + chapter_link(f"*{m.group('title')}*", hits[0])
+            return label
+        return chapter_link(label, target) or label
+
+    return _PROSE_REF.sub(sub, text)
+
+
+def link_markdown(md: str, links: dict, page: str) -> str:
+    """Link the prose of a Markdown cell to the book: code names of public objects to their API
+    entries, module names to their chapters, citations to the bibliography, chapter references to
+    the chapters. Code, mathematics, links, HTML and headings are left alone.
+
+    Parameters
+    ----------
+    md : str
+        The Markdown.
+    links : dict
+        The book's names, as `link_context` returns them.
+    page : str
+        The page the Markdown is on, as `_quarto.yml` lists it (or `API_PAGE`).
+
+    Returns
+    -------
+    str
+        The Markdown with its links (MyST: `{py:obj}` roles, relative links to chapters).
+    """
+    module = links["page_module"].get(page, "")
+    out, pos = [], 0
+    for m in _PROTECTED.finditer(md):
+        out.append(_link_prose(md[pos:m.start()], links, page))
+        pos = m.end()
+        if not m.group("code"):
+            out.append(m.group(0))
+            continue
+        name = m.group("ctext").strip()
+        q = resolve_name(name, links, module)
+        chapter = links["modules"].get(name)
+        if q:
+            out.append(f"{{py:obj}}`{name} <{q}>`")
+        elif chapter and chapter != page:
+            out.append(f"[{m.group(0)}]({_rel(links, page, chapter)})")
+        else:
+            out.append(m.group(0))
+    out.append(_link_prose(md[pos:], links, page))
+    return "".join(out)
+
+# %% ../nbs/05_book.ipynb #e5c110c0
+API_PAGE = "api.md"  # the generated API reference, beside the front page
+
+
+def api_page(links: dict) -> str:
+    """The API reference: every public name, one line each, linked to its API entry.
+
+    Parameters
+    ----------
+    links : dict
+        The book's names, as `link_context` returns them.
+
+    Returns
+    -------
+    str
+        The page, in MyST Markdown: the front door's names first, then each module in book order.
+    """
+    groups = {}
+    for q, o in links["index"].items():
+        groups.setdefault(o["module"], []).append(o)
+    rank = {c: i for i, c in enumerate(links["order"])}
+    mods = sorted(groups, key=lambda m: (m != "dplit", rank.get(links["modules"].get(m), 0)))
+    n = sum(o["kind"] != "reexport" for os_ in groups.values() for o in os_)
+    lines = ["# API reference", "",
+             f"Every public name of the package ({n} in all: each module's `__all__`), one line "
+             "each, linked to its entry in the chapter that defines it. The front door's names "
+             "(`from dplit import ...`) come first.", ""]
+    for mod in mods:
+        ch = links["modules"].get(mod)
+        lines += [f"## `{mod}`", ""]
+        if ch and mod != "dplit":
+            lines += [f"Chapter: [{links['titles'][ch]}]({_rel(links, API_PAGE, ch)}).", ""]
+        for o in groups[mod]:
+            target = o.get("target") if o["kind"] in ("reexport", "missing") else \
+                f"{o['module']}.{o['name']}"
+            kind = {"class": " *class*", "data": " *constant*"}.get(o["kind"], "")
+            summary = f" — {o['summary']}" if o["summary"] else ""
+            if o["kind"] == "reexport":
+                summary = f" → `{target}`{summary}"
+            head = f"{{py:obj}}`{o['name']} <{target}>`" if target else f"`{o['name']}`"
+            lines.append(f"- {head}{kind}{summary}")
+        lines.append("")
+    return "\n".join(lines)
 
 # %% ../nbs/05_book.ipynb #b5acec77
 def render_readme(index=None, out=None) -> Path:
