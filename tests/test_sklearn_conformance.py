@@ -49,6 +49,10 @@ ESTIMATORS = {
     "AdaBoostExamplesClassifier": (lambda: dplit.AdaBoostExamplesClassifier(T=20, random_state=0), {}),
     "DPRadoBoostClassifier": (lambda: dplit.DPRadoBoostClassifier(T=20, n_rados=50, random_state=0), {}),
     "BestSubsetSelector": (lambda: dplit.BestSubsetSelector(s=1, random_state=0), {}),
+    # a wide public grid around the check data (a few units from 0) and a fine grid, so the private ranges
+    # are never degenerate; clipping is announced (ClippingWarning), never silent, and warnings are ignored here
+    "PrivateClipScaler": (lambda: dplit.PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201,
+                                                          random_state=0), {}),
 }
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
     ESTIMATORS[f"PrivateRegressionPipeline-{_name}"] = (
@@ -88,7 +92,8 @@ def test_check_estimator(name):
 @pytest.mark.parametrize("cls", ["DPKendallSelector", "SubLassoSelector", "TukeyRegressor",
                                  "BoostedAdaSSPRegressor", "PrivateRegressionPipeline", "DPSISSelector",
                                  "DPSparseGPRegressor", "RadoBoostClassifier", "AdaBoostExamplesClassifier",
-                                 "BestSubsetSelector", "DPRadoBoostClassifier"])
+                                 "BestSubsetSelector", "DPRadoBoostClassifier",
+                                 "PrivateClipScaler"])
 def test_init_is_keyword_only(cls):
     params = list(inspect.signature(getattr(dplit, cls).__init__).parameters.values())[1:]
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls
