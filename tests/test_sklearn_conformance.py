@@ -53,6 +53,9 @@ ESTIMATORS = {
     # are never degenerate; clipping is announced (ClippingWarning), never silent, and warnings are ignored here
     "PrivateClipScaler": (lambda: dplit.PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201,
                                                           random_state=0), {}),
+    # a meta-estimator: scikit-learn's checks run the whole private search (random stopping over the grid)
+    "PrivateGridSearch": (lambda: dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(n_rounds=3),
+                                                          {"n_rounds": [2, 3]}, random_state=0), {}),
 }
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
     ESTIMATORS[f"PrivateRegressionPipeline-{_name}"] = (
@@ -99,6 +102,16 @@ def test_init_is_keyword_only(cls):
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls
     with pytest.raises(TypeError):
         getattr(dplit, cls)(1)
+
+
+def test_meta_estimator_init_is_keyword_only_after_its_estimator_and_grid():
+    "PrivateGridSearch follows GridSearchCV: (estimator, param_grid) positional, every option keyword-only."
+    params = list(inspect.signature(dplit.PrivateGridSearch.__init__).parameters.values())[1:]
+    assert [p.name for p in params[:2]] == ["estimator", "param_grid"]
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:2])
+    assert params[2:] and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+    with pytest.raises(TypeError):
+        dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(), {"n_rounds": [2]}, 1.0)
 
 
 def _small_data(n=200, p=4, seed=0):
