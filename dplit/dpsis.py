@@ -455,8 +455,9 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         _sis_options(self.epsilon, self.relation, self.variant, self.allow_non_private)
         check_k(self.k, d)
         check_in_range(self.gamma, "gamma", 0.0, 1.0, high_closed=False)
-        _check_bounds(self.x_bounds, "x_bounds", d)
-        _check_bounds(self.y_bounds, "y_bounds", 1)
+        if self.variant == "clipped":  # the paper variant does not use the public bounds
+            _check_bounds(self.x_bounds, "x_bounds", d)
+            _check_bounds(self.y_bounds, "y_bounds", 1)
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

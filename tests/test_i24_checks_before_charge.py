@@ -80,3 +80,13 @@ def test_a_bad_parameter_is_refused_before_the_charge(name, param, value, named)
     with pytest.raises((ValueError, TypeError), match=named):
         est.fit(data, Y)
     assert acc.ledger == [], f"{name}: a bad {param} was charged {acc.ledger}"
+
+
+def test_the_paper_variant_still_ignores_the_public_bounds():
+    "The early checks check only what the fit uses: the (non-private) paper variant never reads x_bounds."
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = dplit.DPSISSelector(k=2, variant="paper", allow_non_private=True, x_bounds=None,
+                                  y_bounds="ab", random_state=0).fit(X, Y)
+    assert len(sel.get_support(indices=True)) == 2
