@@ -9,7 +9,7 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'lipschitz_top_k', 'DPSISSelector', 'DPSparseGPRegressor', 'RadoBoostClassifier',
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
-           'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier']
+           'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -32,6 +32,8 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "dpgp": ("DPSparseGPRegressor",),
     "radoboost": ("RadoBoostClassifier", "AdaBoostExamplesClassifier"),
     "dprados": ("dp_feat_rados", "DPRadoBoostClassifier"),
+    "bounds": ("PrivateClipScaler",),
+    "tuning": ("PrivateGridSearch",),
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
     "bss_baselines": ("samp_agg_select", "mcmc_select"),
@@ -48,7 +50,8 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "AdaBoostExamplesClassifier", "dp_feat_rados", "BestSubsetSelector", "ExhaustiveSearch",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
-         "DPRadoBoostClassifier"]
+         "DPRadoBoostClassifier", "PrivateClipScaler",
+         "PrivateGridSearch"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

@@ -268,9 +268,9 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Number of columns seen in `fit`.
     """
 
-    def __init__(self, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
+    def __init__(self, *, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
                  n_grid=1001, feature_range=(-1.0, 1.0), relation="add/remove",
-                 random_state=None, *, accountant=None):
+                 random_state=None, accountant=None):
         self.epsilon, self.bounds, self.quantiles, self.n_grid = epsilon, bounds, quantiles, n_grid
         self.feature_range, self.relation, self.random_state = feature_range, relation, random_state
         self.accountant = accountant

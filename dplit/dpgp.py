@@ -1901,7 +1901,8 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         if not lo < hi:
             raise ValueError(f"input_bounds must satisfy low < high, got {b!r}")
 
-    def _inducing(self, n_features: int, rng) -> np.ndarray:
+    def _check_inducing(self, n_features: int):
+        "The public inducing points, checked before the fit is charged: Z, or None for an int."
         if self.inducing_points is None:
             raise ValueError(
                 "inducing_points must be an array or an int (chosen independently of the data), "
@@ -1910,15 +1911,26 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         if isinstance(self.inducing_points, (int, np.integer)) and not isinstance(
             self.inducing_points, bool
         ):
-            m = check_int(self.inducing_points, "inducing_points", low=1)
+            check_int(self.inducing_points, "inducing_points", low=1)
             lo, hi = (float(b) for b in self.input_bounds)
             if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
                 raise ValueError(
                     "input_bounds must be finite (low, high) with low < high, got "
                     f"{self.input_bounds!r}"
                 )
-            return rng.uniform(lo, hi, size=(m, n_features))
-        return as_inputs(self.inducing_points, "inducing_points")
+            return None
+        Z = as_inputs(self.inducing_points, "inducing_points")
+        if Z.shape[1] != n_features:
+            raise ValueError(f"inducing_points must have one column per feature of X "
+                             f"({n_features}), got {Z.shape[1]}")
+        return Z
+
+    def _inducing(self, n_features: int, rng) -> np.ndarray:
+        Z = self._check_inducing(n_features)
+        if Z is not None:
+            return Z
+        lo, hi = (float(b) for b in self.input_bounds)
+        return rng.uniform(lo, hi, size=(self.inducing_points, n_features))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1941,6 +1953,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
                              "looking at the data)")
         if self.kernel_bound == "1d" and X.shape[1] != 1:
             raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
+        self._check_inducing(X.shape[1])  # a typo costs no budget: refused before the charge
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         Z = self._inducing(X.shape[1], rng)

@@ -342,6 +342,9 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
     def _release(self, X, y, rng) -> Release:
         raise NotImplementedError
 
+    def _check_params(self, X, y) -> None:
+        "Refuse bad parameters before the fit is charged (the release checks them again)."
+
     def fit(self, X, y):
         from sklearn.utils.validation import validate_data
 
@@ -351,6 +354,7 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages
         X, y = check_X_y(X, y, min_rows=2)
+        self._check_params(X, y)  # a typo costs no budget: refused before the charge
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = self._release(X, y, g)
@@ -410,6 +414,9 @@ class DPKendallSelector(_PrivateSelector):
         self.k, self.epsilon, self.random_state = k, epsilon, random_state
         self.accountant = accountant
 
+    def _check_params(self, X, y):
+        _validate(X, y, self.k, self.epsilon)  # what dp_kendall checks, before any charge
+
     def _release(self, X, y, rng):
         return dp_kendall(X, y, self.k, self.epsilon, rng=rng)
 
@@ -453,6 +460,12 @@ def _partition_votes(X, y, lab, m, k, alpha, cache) -> np.ndarray:
     return V
 
 # %% ../nbs/12_dpkendall.ipynb #0e63ef11
+def _sub_lasso_params(k, d: int, epsilon, m, alpha) -> tuple:
+    "SubLasso's parameters checked against the number of columns d: (k, epsilon, m, alpha)."
+    return check_k(k, d), check_epsilon(epsilon), check_int(m, "m", low=1), check_positive(
+        alpha, "alpha")
+
+
 def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
               size=None) -> Release:
     """SubLasso (Dick, Gillenwater & Joseph 2023, Algorithm 2), epsilon-DP under add/remove.
@@ -491,10 +504,7 @@ def sub_lasso(X, y, k: int, epsilon, m: int = 20, alpha: float = 0.05, rng=None,
         If an argument is invalid; the message names it.
     """
     X, y = check_X_y(X, y, min_rows=2)
-    k = check_k(k, X.shape[1])
-    eps = check_epsilon(epsilon)
-    m = check_int(m, "m", low=1)
-    alpha = check_positive(alpha, "alpha")
+    k, eps, m, alpha = _sub_lasso_params(k, X.shape[1], epsilon, m, alpha)
     reps = None if size is None else check_int(size, "size", low=1)
     g = as_rng(rng)
     spend = PrivacySpend(eps, 0.0, "SubLasso (peel on votes)", "add/remove")
@@ -565,6 +575,9 @@ class SubLassoSelector(_PrivateSelector):
             random_state,
         )
         self.accountant = accountant
+
+    def _check_params(self, X, y):
+        _sub_lasso_params(self.k, X.shape[1], self.epsilon, self.m, self.alpha)
 
     def _release(self, X, y, rng):
         return sub_lasso(X, y, self.k, self.epsilon, m=self.m, alpha=self.alpha, rng=rng)

@@ -230,6 +230,17 @@ def clipped_substitution_pair():
 SENSITIVITY = {"add/remove": 1.0, "substitute": 2.0}
 
 # %% ../nbs/21_dpsis.ipynb #a0434e40
+def _sis_options(epsilon, relation, variant, allow_non_private) -> tuple:
+    "DP-SIS's options checked: (epsilon, allow_non_private)."
+    eps = check_epsilon(epsilon)
+    allow_non_private = check_bool(allow_non_private, "allow_non_private")
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    if variant not in ("clipped", "paper"):
+        raise ValueError(f"variant must be 'clipped' or 'paper', got {variant!r}")
+    return eps, allow_non_private
+
+
 def dp_sis(
     X,
     y,
@@ -290,10 +301,7 @@ def dp_sis(
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    eps = check_epsilon(epsilon)
-    allow_non_private = check_bool(allow_non_private, "allow_non_private")
-    if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    eps, allow_non_private = _sis_options(epsilon, relation, variant, allow_non_private)
     if variant == "clipped":
         s = clipped_scores(X, y, x_bounds, y_bounds)
         _warn_clipped_sis(X, y, x_bounds, y_bounds)
@@ -423,6 +431,7 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
             ensure_min_features=2,
         )
         check_X_y(X, y)
+        self._check_params(X.shape[1])  # a typo costs no budget: refused before the charge
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         rel = dp_sis(
@@ -440,6 +449,15 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         )
         self.support_, self.spend_ = np.sort(rel.value), rel.spend
         return self
+
+    def _check_params(self, d: int) -> None:
+        # the checks dp_sis, clipped_scores and lipschitz_top_k run, run before the charge
+        _sis_options(self.epsilon, self.relation, self.variant, self.allow_non_private)
+        check_k(self.k, d)
+        check_in_range(self.gamma, "gamma", 0.0, 1.0, high_closed=False)
+        if self.variant == "clipped":  # the paper variant does not use the public bounds
+            _check_bounds(self.x_bounds, "x_bounds", d)
+            _check_bounds(self.y_bounds, "y_bounds", 1)
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

@@ -252,8 +252,8 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         The spend of the search.
     """
 
-    def __init__(self, estimator, param_grid, epsilon=1.0, delta=1e-5, gamma=0.1,
-                 error_bound=4.0, validation_fraction=0.5, random_state=None, *, accountant=None):
+    def __init__(self, estimator, param_grid, *, epsilon=1.0, delta=1e-5, gamma=0.1,
+                 error_bound=4.0, validation_fraction=0.5, random_state=None, accountant=None):
         self.estimator, self.param_grid, self.epsilon, self.delta = (estimator, param_grid,
                                                                      epsilon, delta)
         self.gamma, self.error_bound = gamma, error_bound

@@ -49,22 +49,16 @@ NOT_RELEASE = re.compile(
 # releases on a user's data (each is called by a release function below, or makes test data)
 BUILDING_BLOCKS = {
     "as_rng", "spawn_rngs",                                     # the generator plumbing itself
-    "symmetric_noise", "release_system", "bas_release", "indefinite_rates",   # boosted_adassp internals
-    "tail_sampler", "top_r_sample", "uniform_bucket_member", "mistakes_sample",  # bss samplers
-    "samp_agg_sample", "mcmc_chains", "recovery_trial",          # bss baselines / experiments
-    "mironov_fractions",                                        # the attack demo of chapter 07
-    "release_statistics", "pd_frequency",                       # dpgp internals / diagnostics
+    "symmetric_noise", "release_system", "bas_release",         # boosted_adassp internals
+    "uniform_bucket_member",                                    # bss samplers
+    "samp_agg_sample",                                          # bss baselines / experiments
+    "release_statistics",                                       # dpgp internals / diagnostics
     "dp_hyperparameter_learning", "dp_dirichlet_gp_classifier",  # dpgp_hyper: covered by their chapter
-    "algorithm1_literal", "compare_selectors",                  # dpkendall: literal form, comparison
-    "rejection_sample_rados", "dp_feat_sample", "gaussian_edges", "fixed_support_masks",  # dprados
+    "rejection_sample_rados", "gaussian_edges", "fixed_support_masks",  # dprados
     "block_coefs", "block_supports",                            # dpsis blocks
-    "hill_climb_sensitivity", "tau_hat_deviations",             # kendall sensitivity studies
-    "lipschitz_top_k_naive", "lipschitz_top_k_dense", "lipschitz_top_k_python",  # reference forms
     "gumbel_noise",                                             # a noise generator, no data
     "sample_signatures",                                        # rados internals
-    "restricted_em_sample", "lemma_adversarial", "ptr_test", "substitution_sensitivity",
-    "inside_out_permutation", "make_batches", "models_needed", "tukey_step", "tukey_step_loops",
-    "cv_compare",                                               # radoboost: a cross-validation study
+    "restricted_em_sample", "ptr_test", "inside_out_permutation", "make_batches",  # tukey
     "stopping_count",                                           # tuning: the law of K, no data
 }
 

@@ -21,12 +21,6 @@ MODULES = ["mechanisms", "discrete", "tukey", "boosted_adassp", "pipelines", "bs
 # Public randomized functions that are not releases on user data (proof and audit helpers); every
 # other function in __all__ taking `rng` and a privacy or noise parameter must be swept.
 EXEMPT = {
-    "depth_law_pvalue": "a goodness-of-fit check of the sampler (verification helper)",
-    "cell_law_pvalue": "a goodness-of-fit check of the sampler (verification helper)",
-    "recovery_table": "an experiment table over synthetic data",
-    "mironov_fractions": "the floating-point attack's demonstration",
-    "audit_primitive": "runs a registered audit case (its inputs are the registry's)",
-    "mistakes_sample": "the sampler behind mistakes_select (swept through it)",
     "OLSRegressor": "the non-private baseline; no parameters",
     "SearchBackend": "the abstract interface of the search backends",
 }

@@ -110,6 +110,7 @@ def test_charged_fit_and_private_grid_search_warn():
         return run
     _, w = _recorded(refused(lambda: charged_fit(acc, pipe, X, YR)))
     assert len(w) == 1 and not acc.ledger
-    gs = PrivateGridSearch(pipe, {"boostedadasspregressor__n_rounds": [2, 3]}, 2.0, 1e-4, random_state=0)
+    gs = PrivateGridSearch(pipe, {"boostedadasspregressor__n_rounds": [2, 3]}, epsilon=2.0, delta=1e-4,
+                           random_state=0)
     _, w = _recorded(refused(lambda: gs.fit(X, YR)))
     assert len(w) == 1

@@ -51,7 +51,8 @@ def test_search_and_selection_keep_the_count_secret():
     g = np.random.Generator(np.random.PCG64(0))
     X = g.uniform(-1, 1, (200, 2)) / 2
     y = np.clip(X.sum(1), -1, 1)
-    gs = PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2, 3]}, 2.0, 1e-4, gamma=0.3, random_state=0)
+    gs = PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2, 3]}, epsilon=2.0, delta=1e-4, gamma=0.3,
+                           random_state=0)
     gs.fit(X, y)
     assert not [k for k in vars(gs) if "run" in k]
     assert len(random_stopping_select(lambda g: (0, 0.0), 1.0, rng=0)) == 3

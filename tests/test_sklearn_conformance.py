@@ -49,6 +49,13 @@ ESTIMATORS = {
     "AdaBoostExamplesClassifier": (lambda: dplit.AdaBoostExamplesClassifier(T=20, random_state=0), {}),
     "DPRadoBoostClassifier": (lambda: dplit.DPRadoBoostClassifier(T=20, n_rados=50, random_state=0), {}),
     "BestSubsetSelector": (lambda: dplit.BestSubsetSelector(s=1, random_state=0), {}),
+    # a wide public grid around the check data (a few units from 0) and a fine grid, so the private ranges
+    # are never degenerate; clipping is announced (ClippingWarning), never silent, and warnings are ignored here
+    "PrivateClipScaler": (lambda: dplit.PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201,
+                                                          random_state=0), {}),
+    # a meta-estimator: scikit-learn's checks run the whole private search (random stopping over the grid)
+    "PrivateGridSearch": (lambda: dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(n_rounds=3),
+                                                          {"n_rounds": [2, 3]}, random_state=0), {}),
 }
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
     ESTIMATORS[f"PrivateRegressionPipeline-{_name}"] = (
@@ -88,12 +95,23 @@ def test_check_estimator(name):
 @pytest.mark.parametrize("cls", ["DPKendallSelector", "SubLassoSelector", "TukeyRegressor",
                                  "BoostedAdaSSPRegressor", "PrivateRegressionPipeline", "DPSISSelector",
                                  "DPSparseGPRegressor", "RadoBoostClassifier", "AdaBoostExamplesClassifier",
-                                 "BestSubsetSelector", "DPRadoBoostClassifier"])
+                                 "BestSubsetSelector", "DPRadoBoostClassifier",
+                                 "PrivateClipScaler"])
 def test_init_is_keyword_only(cls):
     params = list(inspect.signature(getattr(dplit, cls).__init__).parameters.values())[1:]
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls
     with pytest.raises(TypeError):
         getattr(dplit, cls)(1)
+
+
+def test_meta_estimator_init_is_keyword_only_after_its_estimator_and_grid():
+    "PrivateGridSearch follows GridSearchCV: (estimator, param_grid) positional, every option keyword-only."
+    params = list(inspect.signature(dplit.PrivateGridSearch.__init__).parameters.values())[1:]
+    assert [p.name for p in params[:2]] == ["estimator", "param_grid"]
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:2])
+    assert params[2:] and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+    with pytest.raises(TypeError):
+        dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(), {"n_rounds": [2]}, 1.0)
 
 
 def _small_data(n=200, p=4, seed=0):

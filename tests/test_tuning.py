@@ -30,11 +30,12 @@ def test_run_params_give_the_run_budget_under_substitution(est):
 def test_search_is_charged_and_overspend_refused_before_fit():
     X, y = _data()
     acc = BudgetAccountant(2.0, 1e-4, relation="substitute")
-    gs = charged_fit(acc, PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2, 4]}, 1.5, 5e-5,
+    gs = charged_fit(acc, PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2, 4]}, epsilon=1.5, delta=5e-5,
                                             gamma=0.3, random_state=0), X, y)
     assert gs.spend_ == gs.expected_spend(3) and gs.best_params_["n_rounds"] in (2, 4)
     assert not hasattr(gs, "n_runs_")  # the number of runs is secret (tests/test_i24_review.py)
-    again = PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2]}, 1.5, 5e-5, gamma=0.3, random_state=0)
+    again = PrivateGridSearch(BoostedAdaSSPRegressor(), {"n_rounds": [2]}, epsilon=1.5, delta=5e-5,
+                              gamma=0.3, random_state=0)
     with pytest.raises(BudgetExceededError):
         charged_fit(acc, again, X, y)
     assert not hasattr(again, "best_estimator_")
