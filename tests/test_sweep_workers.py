@@ -22,7 +22,8 @@ def _child(queue):
 
 
 def test_sweep_in_a_worker_process_exits_at_once():
-    ctx = mp.get_context("fork")
+    # spawn, not fork: forking a pytest-xdist worker (which runs threads) can deadlock the child
+    ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=_child, args=(queue,))
     t0 = time.perf_counter()
