@@ -1400,7 +1400,7 @@ def covariance_curve(
 
 # %% ../nbs/40_dpgp.ipynb #f484eab4
 def plot_covariance_curve(cc: dict, ax=None):
-    """plot_covariance_curve
+    """Log-log plot of the S2 error: symmetric noise, Eq 14 as printed, the Monte Carlo floor.
 
     Parameters
     ----------

@@ -801,7 +801,7 @@ def hyperparameter_experiment(
 
 # %% ../nbs/41_dpgp_hyper.ipynb #a582b3c6
 def plot_hyperparameters(res: dict):
-    """plot_hyperparameters
+    """Heat maps of how often each (lengthscale, sigma) pair is selected, one per total epsilon.
 
     Parameters
     ----------
