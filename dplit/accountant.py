@@ -5,7 +5,9 @@
 # %% ../nbs/08_accountant.ipynb #a54bbc15
 from __future__ import annotations
 
+import copy
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +66,32 @@ def to_relation(spend: PrivacySpend, relation: str) -> PrivacySpend:
 _SLACK = 2.0**-50  # shares of <= 6 rounded operations each, any number; see "Rounding"
 
 
+_PLD_LAST = {"events": (), "acc": None, "delta": None, "eps": None}
+_PLD_LOCK = threading.Lock()
+
+
+def _pld_epsilon(events: tuple, delta: float) -> float:
+    """epsilon at `delta` of the PLD accountant's composition of `events`, in order. The last
+    call's composition is kept and extended when its events are a prefix of these: the same
+    composes in the same order, so the same number, but a ledger of k charges costs k composes
+    instead of k^2/2 (each charge composes the ledger with the new release, then `spent` again)."""
+    from dp_accounting.pld import PLDAccountant
+
+    with _PLD_LOCK:
+        last = _PLD_LAST
+        if last["events"] == events and last["delta"] == delta:
+            return last["eps"]
+        done, acc = last["events"], last["acc"]
+        if acc is None or events[:len(done)] != done:
+            done, acc = (), PLDAccountant()
+        acc = copy.copy(acc)  # its PLD is immutable: composing the copy leaves the cached one
+        for ev in events[len(done):]:
+            acc.compose(ev)
+        eps = float(acc.get_epsilon(delta))
+        last.update(events=events, acc=acc, delta=delta, eps=eps)
+        return eps
+
+
 def _total(charges: list, relation: str, tight: bool) -> PrivacySpend:
     "The composed spend of `charges` (all under `relation`): rule 1, or rule 2 when `tight`."
     if not charges:
@@ -74,13 +102,8 @@ def _total(charges: list, relation: str, tight: bool) -> PrivacySpend:
     d_exact = math.fsum(c.delta for c in exact)
     if not tight or len(exact) < 2 or d_exact <= 0:
         return PrivacySpend(e, d, "basic composition", relation)
-    import dp_accounting
-    from dp_accounting.pld import PLDAccountant
-
-    acc = PLDAccountant()
-    acc.compose(dp_accounting.ComposedDpEvent([ev for c in exact for ev in c.events]))
     e_exact = math.fsum(c.epsilon for c in exact)
-    e_pld = min(e_exact, float(acc.get_epsilon(d_exact)))
+    e_pld = min(e_exact, _pld_epsilon(tuple(ev for c in exact for ev in c.events), d_exact))
     e_tight = math.fsum(c.epsilon for c in charges if not c.events) + e_pld
     if e_tight >= e:
         return PrivacySpend(e, d, "basic composition", relation)

@@ -752,11 +752,14 @@ html_css_files = ["dplit.css"]
 html_theme_options = {{"show_toc_level": 2, "use_download_button": False,
                       "navigation_with_keys": False}}
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
+# MathJax 2's fast preview typesets every formula twice (a rough preview, then CommonHTML);
+# without it the longest chapter typesets in 40% of the CPU time (24 -> 10 s in Chromium)
 mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]],
                                 "displayMath": [["\\\\[", "\\\\]"]], "processEscapes": True,
                                 "ignoreClass": "tex2jax_ignore|mathjax_ignore",
                     "processClass": "tex2jax_process|mathjax_process|math|output_area"}},
-                   "CommonHTML": {{"linebreaks": {{"automatic": True}}}}}}
+                   "CommonHTML": {{"linebreaks": {{"automatic": True}}}},
+                   "fast-preview": {{"disabled": True}}}}
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header"]
 nitpicky = True
