@@ -873,26 +873,111 @@ def _dataset_seed(rng, name: str):
     return spawn_rngs(rng, 1)[0]
 
 # %% ../nbs/15_pipelines.ipynb #e91c167c
-def _factory_id(f) -> str:
-    "A stable name of a regressor factory (for the cache key): module, name and bound arguments."
+def _walked(v) -> bool:
+    """Whether the cache key follows `v` into its code: defined in dplit, in the running notebook or
+    in any other module that is neither the standard library nor an installed package."""
+    import sys
+    name = str(getattr(v, "__module__", None))
+    if name.startswith(("dplit", "__main__")):
+        return True
+    file = str(getattr(sys.modules.get(name), "__file__", None) or "")
+    return (bool(file) and name.partition(".")[0] not in sys.stdlib_module_names
+            and "-packages" not in file)
+
+
+def _value_id(v, seen: dict) -> str:
+    "A value as text that is the same in every process (for the cache key); code via `_code_id`."
+    if isinstance(v, np.ndarray):
+        import hashlib
+        digest = hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()
+        return f"array{v.shape}{v.dtype}{digest}"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ",".join(sorted(_value_id(x, seen) for x in v)) + "}"
+    if isinstance(v, (tuple, list)):
+        return f"{type(v).__name__}(" + ",".join(_value_id(x, seen) for x in v) + ")"
+    if isinstance(v, dict):
+        return "dict(" + ",".join(f"{_value_id(a, seen)}:{_value_id(b, seen)}"
+                                  for a, b in v.items()) + ")"
+    if callable(v) or isinstance(v, (staticmethod, classmethod, property)):
+        return _code_id(v, seen)
+    import re
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(v))        # an object's address varies
+
+
+def _code_text(co) -> str:
+    "A code object as text that is the same in every process: bytecode, names and constants."
+    consts = [_code_text(c) if hasattr(c, "co_code") else
+              repr(sorted(map(repr, c))) if isinstance(c, frozenset) else repr(c)
+              for c in co.co_consts]
+    return f"{co.co_code.hex()}|{co.co_names}|{co.co_varnames}|{consts}"
+
+
+def _global_names(co) -> set:
+    "The names a code object (and the code nested in it) may look up."
+    nested = [_global_names(c) for c in co.co_consts if hasattr(c, "co_code")]
+    return set(co.co_names).union(*nested)
+
+
+def _code_id(f, seen: dict | None = None) -> str:
+    """The code behind a callable as text that is the same in every process (for the cache key): a
+    function's bytecode, defaults and closure, a class's methods and constants, a partial's bound
+    arguments, and, followed through the global names they use, every function, class and value
+    whose code is walked (`_walked`). Installed libraries' callables count by name only."""
     import functools
+    import types
+    seen = {} if seen is None else seen
+    f = getattr(f, "py_func", f)                                  # a numba dispatcher
+    name = getattr(f, "__qualname__", type(f).__qualname__)
+    if not _walked(f) and not isinstance(f, (functools.partial, staticmethod, classmethod,
+                                             property)):
+        return f"{getattr(f, '__module__', None)}.{name}"
+    if id(f) in seen:
+        return name
+    seen[id(f)] = f
     if isinstance(f, functools.partial):
-        return f"{_factory_id(f.func)}{f.args}{sorted(f.keywords.items())}"
-    return f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', repr(f))}"
+        return f"partial({_code_id(f.func, seen)},{_value_id((f.args, f.keywords), seen)})"
+    if isinstance(f, (staticmethod, classmethod)):
+        return _code_id(f.__func__, seen)
+    if isinstance(f, property):
+        return "property(" + ",".join(_code_id(g, seen) for g in (f.fget, f.fset) if g) + ")"
+    if isinstance(f, type):
+        body = [f"{k}={_value_id(v, seen)}" for k, v in vars(f).items()
+                if not k.startswith("__") or k in ("__init__", "__call__")]
+        return f"class {name}({','.join(_code_id(b, seen) for b in f.__bases__)}){body}"
+    if not isinstance(f, types.FunctionType):                     # an instance with __call__
+        return f"{_code_id(type(f), seen)}{_value_id(getattr(f, '__dict__', {}), seen)}"
+    cells = []
+    for c in f.__closure__ or ():
+        try:
+            cells.append(_value_id(c.cell_contents, seen))
+        except ValueError:                                        # an empty cell
+            cells.append("<empty>")
+    refs = [f"{n}={_value_id(f.__globals__[n], seen)}" for n in sorted(_global_names(f.__code__))
+            if n in f.__globals__ and not isinstance(f.__globals__[n], types.ModuleType)]
+    defaults = _value_id((f.__defaults__, f.__kwdefaults__), seen)
+    return f"def {name}{_code_text(f.__code__)}{defaults}{cells}{refs}"
 
 
-_CACHED_MODULES = ("core", "mechanisms", "dpkendall", "boosted_adassp", "tukey", "pipelines")
+_CACHED_MODULES = ("core", "mechanisms", "kendall", "dpkendall", "accountant", "boosted_adassp",
+                   "tukey", "pipelines")
 
 
 def _cache_path(cache: str, name: str, X, y, settings: tuple) -> str:
-    """The file of one dataset's results: keyed by the data, the call's settings and the source of
-    the modules that compute them (any change of either gives a new file, hence a fresh run)."""
+    """The file of one dataset's results: keyed by the data, the call's settings, the code that runs
+    (`_code_id` of `_trial` and of the regressors, so also a notebook's own definitions), the source
+    files of the modules that compute them and the versions of the numerical libraries (any change
+    gives a new file, hence a fresh run)."""
     import hashlib
     import importlib
     import os
-    h = hashlib.sha256(repr(settings).encode())
+    import sys
+    from importlib.metadata import version
+    libs = [version(p) for p in ("numpy", "scipy", "scikit-learn", "numba", "pandas")]
+    h = hashlib.sha256(repr((settings, sys.version_info[:3], libs)).encode())
+    h.update(_code_id(_trial).encode())
     for a in (X, y):
-        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode() + a.tobytes())
     for mod in _CACHED_MODULES:
         with open(importlib.import_module(f"dplit.{mod}").__file__, "rb") as f:
             h.update(f.read())
@@ -969,7 +1054,7 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
     if cache is None:
         return run_all(list(data))
     settings = (tuple(pipelines), tuple(ks), trials, int(rng), m_rule,
-                sorted((k, _factory_id(f)) for k, f in (regressors or {}).items()))
+                sorted((k, _code_id(f)) for k, f in (regressors or {}).items()))
     os.makedirs(cache, exist_ok=True)
     frames, walls, loaded = [], {}, []
     for name in data:

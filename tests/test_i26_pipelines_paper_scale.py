@@ -9,8 +9,12 @@ import pytest
 from dplit.pipelines import (PAPER_REGRESSORS, comparison_datasets, decomposition_table,
                              paper_bas_factory, paper_tukey_factory, r2_experiment, spread_table)
 
-PIPES = ("NonDP", "BAS", "K-BAS")
+PIPES = ("NonDP", "BAS")     # no selection: no numba compile, so the file stays fast
 COLS = ["dataset", "trial", "pipeline", "k", "r2", "failed"]
+
+
+def _kw(cache):
+    return dict(ks=(2,), trials=2, progress=False, cache=str(cache))
 
 
 def _data():
@@ -25,9 +29,9 @@ def _data():
 def test_cache_equals_one_call_and_is_reused(tmp_path):
     data = _data()
     ref = r2_experiment(data, PIPES, ks=(2,), trials=2, rng=11, progress=False)
-    first = r2_experiment(data, PIPES, ks=(2,), trials=2, rng=11, progress=False, cache=str(tmp_path))
+    first = r2_experiment(data, PIPES, rng=11, **_kw(tmp_path))
     files = sorted(os.listdir(tmp_path))
-    again = r2_experiment(data, PIPES, ks=(2,), trials=2, rng=11, progress=False, cache=str(tmp_path))
+    again = r2_experiment(data, PIPES, rng=11, **_kw(tmp_path))
     assert first[COLS].equals(ref[COLS]) and again[COLS].equals(ref[COLS])
     assert first.attrs["loaded"] == [] and again.attrs["loaded"] == ["a", "b"]
     assert len(files) == 2 and sorted(os.listdir(tmp_path)) == files
@@ -36,16 +40,39 @@ def test_cache_equals_one_call_and_is_reused(tmp_path):
 
 def test_cache_key_changes_with_settings_and_data(tmp_path):
     data = _data()
-    r2_experiment(data, PIPES, ks=(2,), trials=2, rng=11, progress=False, cache=str(tmp_path))
+    r2_experiment(data, PIPES, rng=11, **_kw(tmp_path))
     n0 = len(os.listdir(tmp_path))
-    other = r2_experiment(data, PIPES, ks=(2,), trials=2, rng=12, progress=False, cache=str(tmp_path))
+    other = r2_experiment(data, PIPES, rng=12, **_kw(tmp_path))
     assert other.attrs["loaded"] == [] and len(os.listdir(tmp_path)) == n0 + 2
     moved = {k: (X + 1e-9, y) for k, (X, y) in data.items()}        # one bit of data differs
-    res = r2_experiment(moved, PIPES, ks=(2,), trials=2, rng=11, progress=False, cache=str(tmp_path))
+    res = r2_experiment(moved, PIPES, rng=11, **_kw(tmp_path))
     assert res.attrs["loaded"] == []
-    res = r2_experiment(data, ("NonDP", "BAS"), ks=(2,), trials=2, rng=11, progress=False,
+    # the same numbers in one stream, cut into X and y elsewhere: another problem
+    flat = np.concatenate([data["a"][0].ravel(), data["a"][1]])
+    recut = {"a": (flat[:350 * 7].reshape(350, 7), flat[350 * 7:])}
+    res = r2_experiment(recut, PIPES, rng=11, **_kw(tmp_path))
+    assert res.attrs["loaded"] == []
+    res = r2_experiment(data, PIPES, ks=(2,), trials=2, rng=11, progress=False,
                         regressors={"bas": paper_bas_factory}, cache=str(tmp_path))
     assert res.attrs["loaded"] == []
+
+
+def test_cache_key_follows_the_code(tmp_path, monkeypatch):
+    """Two factories (or helpers) with the same name but other code must not share results: the
+    key holds the code, not the name (a notebook redefines functions under their old names)."""
+    import dplit.pipelines as P
+    data = {"a": _data()["a"]}
+    run = lambda f: r2_experiment(data, PIPES, ks=(2,), trials=1, rng=11, progress=False,
+                                  regressors={"bas": f}, cache=str(tmp_path))
+    f1 = lambda e, d, n, r: paper_bas_factory(e, d, n, r)
+    f2 = lambda e, d, n, r: paper_bas_factory(e, d / 2, n, r)          # same name, other code
+    f1_again = lambda e, d, n, r: paper_bas_factory(e, d, n, r)        # same code, other object
+    assert run(f1).attrs["loaded"] == []
+    assert run(f2).attrs["loaded"] == []
+    assert run(f1_again).attrs["loaded"] == ["a"]
+    jobs = P._jobs
+    monkeypatch.setattr(P, "_jobs", lambda pipelines, ks, p: list(jobs(pipelines, ks, p)))
+    assert run(f1).attrs["loaded"] == []                              # a helper of _trial changed
 
 
 def test_cache_needs_int_seed(tmp_path):
