@@ -1168,6 +1168,7 @@ def spread_table(results, k: int):
         paper's median, Figure 4 or 5, for the datasets in `PAPER_TASKS`; else NaN).
     """
     import pandas as pd
+    k = check_int(k, "k", low=1)
     paper = paper_table(k)
     rows = {}
     for (name, pipe), grp in _rows_at_k(results, k).groupby(["dataset", "pipeline"], sort=False):
@@ -1254,6 +1255,9 @@ def decomposition_table(runs: dict, k: int):
         median (Figure 4 or 5) where the paper ran the dataset.
     """
     import pandas as pd
+    k = check_int(k, "k", low=1)
+    if not isinstance(runs, dict) or not runs:
+        raise TypeError(f"runs must be a non-empty dict {{label: results}}, got {runs!r}")
     labels = list(runs)
     cols = {}
     for label, res in runs.items():

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dplit.pipelines import (PAPER_REGRESSORS, comparison_datasets, decomposition_table,
-                             paper_bas_factory, paper_tukey_factory, r2_experiment, spread_table)
+from dplit.pipelines import (PAPER_REGRESSORS, REGRESSORS, comparison_datasets,
+                             decomposition_table, paper_bas_factory, paper_tukey_factory,
+                             r2_experiment, spread_table)
 
 PIPES = ("NonDP", "BAS")     # no selection: no numba compile, so the file stays fast
 COLS = ["dataset", "trial", "pipeline", "k", "r2", "failed"]
@@ -131,3 +132,17 @@ def test_paper_factories_are_the_paper_variants():
     t = paper_tukey_factory(1.0, 1e-5, 1000.0, 3)
     assert b.ridge == "seed" and t.paper_accounting is True and t.n_tilde == 1000.0
     assert PAPER_REGRESSORS == {"bas": paper_bas_factory, "tukey": paper_tukey_factory}
+    # otherwise exactly the chapter's own regressors: one switch each, nothing else moved
+    ours_b = REGRESSORS["bas"](1.0, 1e-5, None, 3).get_params()
+    ours_t = REGRESSORS["tukey"](1.0, 1e-5, 1000.0, 3).get_params()
+    assert b.get_params() == {**ours_b, "ridge": "seed"} and ours_b["ridge"] != "seed"
+    assert t.get_params() == {**ours_t, "paper_accounting": True} and not ours_t["paper_accounting"]
+
+
+def test_tables_validate_arguments():
+    with pytest.raises(ValueError, match="k"):
+        spread_table(_toy_results(), 0)
+    with pytest.raises(TypeError, match="runs"):
+        decomposition_table({}, 5)
+    with pytest.raises(TypeError, match="runs"):
+        decomposition_table([_toy_results()], 5)
