@@ -1018,8 +1018,9 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
     cache : str or None, default None
         A directory: each dataset is run on its own and its results are written there (a
         checkpoint); a later call loads a dataset's file only if it was written by a call with the
-        same settings, on the same data, by the same source of the computing modules, and
-        recomputes it otherwise. Needs an int `rng` (then per-dataset runs equal one call).
+        same settings, on the same data, by the same code (the functions that run, as loaded, and
+        the source files of the computing modules) and library versions, and recomputes it
+        otherwise. Needs an int `rng` (then per-dataset runs equal one call).
 
     Returns
     -------
