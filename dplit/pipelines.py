@@ -913,9 +913,11 @@ def _code_text(co) -> str:
 
 
 def _global_names(co) -> set:
-    "The names a code object (and the code nested in it) may look up."
+    "The global names a code object (and the code nested in it) looks up (not attribute names)."
+    import dis
     nested = [_global_names(c) for c in co.co_consts if hasattr(c, "co_code")]
-    return set(co.co_names).union(*nested)
+    own = {i.argval for i in dis.get_instructions(co) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    return own.union(*nested)
 
 
 def _code_id(f, seen: dict | None = None) -> str:
