@@ -964,25 +964,33 @@ _CACHED_MODULES = ("core", "mechanisms", "kendall", "dpkendall", "accountant", "
                    "tukey", "pipelines")
 
 
-def _cache_path(cache: str, name: str, X, y, settings: tuple) -> str:
-    """The file of one dataset's results: keyed by the data, the call's settings, the code that runs
-    (`_code_id` of `_trial` and of the regressors, so also a notebook's own definitions), the source
-    files of the modules that compute them and the versions of the numerical libraries (any change
-    gives a new file, hence a fresh run)."""
+def _code_key(regressors: dict) -> str:
+    """A digest of the code that a run executes: `_code_id` of `_trial` and of the regressor
+    factories (so also a notebook's own definitions), the source files of the modules that compute
+    the fits, and the versions of Python and of the numerical libraries."""
     import hashlib
     import importlib
-    import os
     import sys
     from importlib.metadata import version
     libs = [version(p) for p in ("numpy", "scipy", "scikit-learn", "numba", "pandas")]
-    h = hashlib.sha256(repr((settings, sys.version_info[:3], libs)).encode())
+    h = hashlib.sha256(repr((sys.version_info[:3], libs)).encode())
     h.update(_code_id(_trial).encode())
-    for a in (X, y):
-        a = np.ascontiguousarray(a, dtype=np.float64)
-        h.update(repr(a.shape).encode() + a.tobytes())
+    h.update(repr(sorted((k, _code_id(f)) for k, f in regressors.items())).encode())
     for mod in _CACHED_MODULES:
         with open(importlib.import_module(f"dplit.{mod}").__file__, "rb") as f:
             h.update(f.read())
+    return h.hexdigest()
+
+
+def _cache_path(cache: str, name: str, X, y, settings: tuple) -> str:
+    """The file of one dataset's results: keyed by the data and the call's settings (which hold the
+    `_code_key`); any change of either gives a new file, hence a fresh run."""
+    import hashlib
+    import os
+    h = hashlib.sha256(repr(settings).encode())
+    for a in (X, y):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode() + a.tobytes())
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
     return os.path.join(cache, f"{safe}-{h.hexdigest()[:20]}.pkl")
 
@@ -1056,8 +1064,7 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
 
     if cache is None:
         return run_all(list(data))
-    settings = (tuple(pipelines), tuple(ks), trials, int(rng), m_rule,
-                sorted((k, _code_id(f)) for k, f in (regressors or {}).items()))
+    settings = (tuple(pipelines), tuple(ks), trials, int(rng), m_rule, _code_key(regressors or {}))
     os.makedirs(cache, exist_ok=True)
     frames, walls, loaded = [], {}, []
     for name in data:
