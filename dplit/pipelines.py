@@ -716,7 +716,16 @@ def log_target(ds):
 LOG_TARGETS = ("diamonds-onehot", "california")
 
 # %% ../nbs/15_pipelines.ipynb #3e6c7af8
-def comparison_datasets(names=None, rng=0, log_targets: bool = True) -> dict:
+def _jittered(ds, jitter: float, g):
+    "The `Dataset` `ds` with uniform noise on [-jitter, jitter] added to every entry of X."
+    from dplit.data import Dataset
+    X = ds.X + g.uniform(-jitter, jitter, size=ds.X.shape)
+    return Dataset(ds.name, X, ds.y, ds.feature_names, "regression",
+                   ds.description + f" Every entry of X jittered by U(-{jitter:g}, {jitter:g}).",
+                   ds.source, target=ds.target)
+
+
+def comparison_datasets(names=None, rng=0, log_targets: bool = True, jitter: float = 0.0) -> dict:
     """The datasets of the R^2 comparison that load here: {name: Dataset}. Unavailable real data are
     skipped with a printed reason (the loaders name the package to install).
 
@@ -726,12 +735,18 @@ def comparison_datasets(names=None, rng=0, log_targets: bool = True) -> dict:
         Among "diamonds-onehot", "california", "abalone", "cpus", "synthetic-sparse",
         "synthetic-redundant"; None for all.
     rng : Generator, int or None
-        Seed of the synthetic designs.
+        Seed of the synthetic designs and of the jitter.
     log_targets : bool
         Fit the logarithm of the target for the datasets in `LOG_TARGETS` (as the paper's copies
         do).
+    jitter : float, default 0.0
+        The authors' pre-processing: with jitter > 0, uniform noise on [-jitter, jitter] added to
+        every entry of X (they use 1e-6, so that Kendall's tau sees no ties); the noise of a
+        dataset is drawn from a generator keyed by its name. The name is kept, so a jittered
+        dataset gets the same splits in `r2_experiment` as the plain one.
     """
     from dplit import data
+    jitter = check_in_range(jitter, "jitter", 0, math.inf, high_closed=False)
     synth = lambda design, p: (lambda: synthetic_regression(design, 10_000, p, 5,
                                                             rng=_dataset_seed(rng, design)))
     loaders = {"diamonds-onehot": load_diamonds_onehot, "california": data.load_california,
@@ -748,7 +763,8 @@ def comparison_datasets(names=None, rng=0, log_targets: bool = True) -> dict:
         except (ImportError, FileNotFoundError) as exc:
             print(f"skipping {name}: {exc}")
             continue
-        out[name] = log_target(ds) if log_targets and name in LOG_TARGETS else ds
+        ds = log_target(ds) if log_targets and name in LOG_TARGETS else ds
+        out[name] = _jittered(ds, jitter, _dataset_seed(rng, "jitter " + name)) if jitter else ds
     return out
 
 # %% ../nbs/15_pipelines.ipynb #3c42ae59
@@ -857,9 +873,131 @@ def _dataset_seed(rng, name: str):
     return spawn_rngs(rng, 1)[0]
 
 # %% ../nbs/15_pipelines.ipynb #e91c167c
+def _walked(v) -> bool:
+    """Whether the cache key follows `v` into its code: defined in dplit, in the running notebook or
+    in any other module that is neither the standard library nor an installed package."""
+    import sys
+    name = str(getattr(v, "__module__", None))
+    if name.startswith(("dplit", "__main__")):
+        return True
+    file = str(getattr(sys.modules.get(name), "__file__", None) or "")
+    return (bool(file) and name.partition(".")[0] not in sys.stdlib_module_names
+            and "-packages" not in file)
+
+
+def _value_id(v, seen: dict) -> str:
+    "A value as text that is the same in every process (for the cache key); code via `_code_id`."
+    if isinstance(v, np.ndarray):
+        import hashlib
+        digest = hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()
+        return f"array{v.shape}{v.dtype}{digest}"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ",".join(sorted(_value_id(x, seen) for x in v)) + "}"
+    if isinstance(v, (tuple, list)):
+        return f"{type(v).__name__}(" + ",".join(_value_id(x, seen) for x in v) + ")"
+    if isinstance(v, dict):
+        return "dict(" + ",".join(f"{_value_id(a, seen)}:{_value_id(b, seen)}"
+                                  for a, b in v.items()) + ")"
+    if callable(v) or isinstance(v, (staticmethod, classmethod, property)):
+        return _code_id(v, seen)
+    import re
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(v))        # an object's address varies
+
+
+def _code_text(co) -> str:
+    "A code object as text that is the same in every process: bytecode, names and constants."
+    consts = [_code_text(c) if hasattr(c, "co_code") else
+              repr(sorted(map(repr, c))) if isinstance(c, frozenset) else repr(c)
+              for c in co.co_consts]
+    return f"{co.co_code.hex()}|{co.co_names}|{co.co_varnames}|{consts}"
+
+
+def _global_names(co) -> set:
+    "The global names a code object (and the code nested in it) looks up (not attribute names)."
+    import dis
+    nested = [_global_names(c) for c in co.co_consts if hasattr(c, "co_code")]
+    own = {i.argval for i in dis.get_instructions(co) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    return own.union(*nested)
+
+
+def _code_id(f, seen: dict | None = None) -> str:
+    """The code behind a callable as text that is the same in every process (for the cache key): a
+    function's bytecode, defaults and closure, a class's methods and constants, a partial's bound
+    arguments, and, followed through the global names they use, every function, class and value
+    whose code is walked (`_walked`). Installed libraries' callables count by name only."""
+    import functools
+    import types
+    seen = {} if seen is None else seen
+    f = getattr(f, "py_func", f)                                  # a numba dispatcher
+    name = getattr(f, "__qualname__", type(f).__qualname__)
+    if not _walked(f) and not isinstance(f, (functools.partial, staticmethod, classmethod,
+                                             property)):
+        return f"{getattr(f, '__module__', None)}.{name}"
+    if id(f) in seen:
+        return name
+    seen[id(f)] = f
+    if isinstance(f, functools.partial):
+        return f"partial({_code_id(f.func, seen)},{_value_id((f.args, f.keywords), seen)})"
+    if isinstance(f, (staticmethod, classmethod)):
+        return _code_id(f.__func__, seen)
+    if isinstance(f, property):
+        return "property(" + ",".join(_code_id(g, seen) for g in (f.fget, f.fset) if g) + ")"
+    if isinstance(f, type):
+        body = [f"{k}={_value_id(v, seen)}" for k, v in vars(f).items()
+                if not k.startswith("__") or k in ("__init__", "__call__")]
+        return f"class {name}({','.join(_code_id(b, seen) for b in f.__bases__)}){body}"
+    if not isinstance(f, types.FunctionType):                     # an instance with __call__
+        return f"{_code_id(type(f), seen)}{_value_id(getattr(f, '__dict__', {}), seen)}"
+    cells = []
+    for c in f.__closure__ or ():
+        try:
+            cells.append(_value_id(c.cell_contents, seen))
+        except ValueError:                                        # an empty cell
+            cells.append("<empty>")
+    refs = [f"{n}={_value_id(f.__globals__[n], seen)}" for n in sorted(_global_names(f.__code__))
+            if n in f.__globals__ and not isinstance(f.__globals__[n], types.ModuleType)]
+    defaults = _value_id((f.__defaults__, f.__kwdefaults__), seen)
+    return f"def {name}{_code_text(f.__code__)}{defaults}{cells}{refs}"
+
+
+_CACHED_MODULES = ("core", "mechanisms", "kendall", "dpkendall", "accountant", "boosted_adassp",
+                   "tukey", "pipelines")
+
+
+def _code_key(regressors: dict) -> str:
+    """A digest of the code that a run executes: `_code_id` of `_trial` and of the regressor
+    factories (so also a notebook's own definitions), the source files of the modules that compute
+    the fits, and the versions of Python and of the numerical libraries."""
+    import hashlib
+    import importlib
+    import sys
+    from importlib.metadata import version
+    libs = [version(p) for p in ("numpy", "scipy", "scikit-learn", "numba", "pandas")]
+    h = hashlib.sha256(repr((sys.version_info[:3], libs)).encode())
+    h.update(_code_id(_trial).encode())
+    h.update(repr(sorted((k, _code_id(f)) for k, f in regressors.items())).encode())
+    for mod in _CACHED_MODULES:
+        with open(importlib.import_module(f"dplit.{mod}").__file__, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def _cache_path(cache: str, name: str, X, y, settings: tuple) -> str:
+    """The file of one dataset's results: keyed by the data and the call's settings (which hold the
+    `_code_key`); any change of either gives a new file, hence a fresh run."""
+    import hashlib
+    import os
+    h = hashlib.sha256(repr(settings).encode())
+    for a in (X, y):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode() + a.tobytes())
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+    return os.path.join(cache, f"{safe}-{h.hexdigest()[:20]}.pkl")
+
+
 def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int = 10, rng=0,
                   n_jobs: int = 1, m_rule: str = "columns", regressors: dict | None = None,
-                  progress: bool = True, scheduler=None):
+                  progress: bool = True, scheduler=None, cache: str | None = None):
     """Test R^2 of the pipelines over random 90/10 splits (Dick, Gillenwater & Joseph 2023, 4.3).
 
     Parameters
@@ -880,31 +1018,73 @@ def r2_experiment(datasets: dict, pipelines=PIPELINES, ks=(5, 10), trials: int =
     m_rule : {"columns", "paper"}
         See `model_counts`.
     regressors : dict or None
-        {"bas": factory, "tukey": factory} replacing the regressors (tests of the plumbing only).
+        {"bas": factory, "tukey": factory} replacing the regressors: stand-ins for tests of the
+        plumbing, or the paper's variants (`paper_bas_factory`, `paper_tukey_factory`) that the
+        decomposition of the differences runs.
     progress : bool
         Show a tqdm bar.
     scheduler : str, distributed.Client or None
         Run the trials on this Dask cluster (`dplit.core.run_sweep`); same result.
+    cache : str or None, default None
+        A directory: each dataset is run on its own and its results are written there (a
+        checkpoint); a later call loads a dataset's file only if it was written by a call with the
+        same settings, on the same data, by the same code (the functions that run, as loaded, and
+        the source files of the computing modules) and library versions, and recomputes it
+        otherwise. Needs an int `rng` (then per-dataset runs equal one call).
 
     Returns
     -------
     pandas.DataFrame
         One row per fit: dataset, trial, pipeline, k (None = no selection), r2, failed, seconds.
+        With `cache`, `attrs["wall_seconds"]` holds each dataset's wall time when it was computed
+        and `attrs["loaded"]` the datasets read from the cache.
     """
+    import os
+    import pickle
     import pandas as pd
     from dplit.core import run_sweep
     for name in pipelines:
         check_pipeline(name, "pipelines")
     ks = [check_int(k, "ks", low=1) for k in ks]
     trials = check_int(trials, "trials", low=1)
+    int_seed = isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
+    if cache is not None and (not isinstance(cache, (str, os.PathLike)) or not int_seed):
+        raise TypeError(f"cache must be a directory path and rng an int seed, got cache={cache!r}, "
+                        f"rng={rng!r}")
     data = {name: ((d.X, d.y) if hasattr(d, "X") else check_X_y(*d, min_rows=10))
             for name, d in datasets.items()}
-    tasks = [(name, *data[name], t) for name in data for t in range(trials)]
-    gens = [g for name in data for g in spawn_rngs(_dataset_seed(rng, name), trials)]
     run = lambda task, g: _trial(*task, pipelines, ks, g, m_rule, regressors or {})
-    res = run_sweep(run, tasks, rng=gens, n_jobs=n_jobs, progress=progress, desc="R2 trials",
-                    scheduler=scheduler)
-    return pd.DataFrame([row for rows in res for row in rows])
+
+    def run_all(names):
+        tasks = [(name, *data[name], t) for name in names for t in range(trials)]
+        gens = [g for name in names for g in spawn_rngs(_dataset_seed(rng, name), trials)]
+        res = run_sweep(run, tasks, rng=gens, n_jobs=n_jobs, progress=progress, desc="R2 trials",
+                        scheduler=scheduler)
+        return pd.DataFrame([row for rows in res for row in rows])
+
+    if cache is None:
+        return run_all(list(data))
+    settings = (tuple(pipelines), tuple(ks), trials, int(rng), m_rule, _code_key(regressors or {}))
+    os.makedirs(cache, exist_ok=True)
+    frames, walls, loaded = [], {}, []
+    for name in data:
+        path = _cache_path(cache, name, *data[name], (name,) + settings)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                rec = pickle.load(f)
+            loaded.append(name)
+        else:
+            t0 = time.perf_counter()
+            rec = dict(results=run_all([name]))
+            rec["wall_seconds"] = time.perf_counter() - t0
+            with open(path + ".tmp", "wb") as f:
+                pickle.dump(rec, f)
+            os.replace(path + ".tmp", path)   # a killed run leaves no partial file
+        frames.append(rec["results"])
+        walls[name] = rec["wall_seconds"]
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs.update(wall_seconds=walls, loaded=loaded)
+    return out
 
 # %% ../nbs/15_pipelines.ipynb #9ee0ffa0
 def median_table(results, k: int):
@@ -970,3 +1150,136 @@ def plot_figures_1_2(tables: dict, title: str = ""):
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/15_pipelines.ipynb #3da3583a
+def _rows_at_k(results, k: int):
+    "The rows of `results` that count at k: selections at k, and the non-selecting pipelines."
+    sel = results[(results["k"] == k) | results["k"].isna()]
+    if not results["pipeline"].map(lambda p: PIPELINE_PARTS[p][0] is not None).any():
+        return sel                       # as `median_table`: no selection, every dataset counts
+    return sel[sel["dataset"].isin(set(results.loc[results["k"] == k, "dataset"]))]
+
+
+def spread_table(results, k: int):
+    """Median test R^2 per (dataset, pipeline) at k with its spread over the splits.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The output of `r2_experiment`.
+    k : int
+        The number of selected features.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows (dataset, pipeline); columns `median`, `q1` and `q3` (the order statistics at 1/4 and
+        3/4, `inverted_cdf`), `min`, `max`, `splits`, `failed` (releases refused) and `paper` (the
+        paper's median, Figure 4 or 5, for the datasets in `PAPER_TASKS`; else NaN).
+    """
+    import pandas as pd
+    k = check_int(k, "k", low=1)
+    paper = paper_table(k)
+    rows = {}
+    for (name, pipe), grp in _rows_at_k(results, k).groupby(["dataset", "pipeline"], sort=False):
+        r = grp["r2"].to_numpy()
+        q1, q3 = np.quantile(r, [0.25, 0.75], method="inverted_cdf")
+        task = next((t for t in PAPER_TASKS.get(name, ()) if t in paper.index), None)
+        rows[(name, pipe)] = dict(median=grp["r2"].median(), q1=q1, q3=q3, min=r.min(),
+                                  max=r.max(), splits=len(r), failed=int(grp["failed"].sum()),
+                                  paper=paper.loc[task, pipe] if task else np.nan)
+    out = pd.DataFrame(rows).T
+    out.index.names = ["dataset", "pipeline"]
+    order = {p: i for i, p in enumerate(PIPELINES)}
+    out = out.sort_index(level=1, key=lambda s: s.map(order), sort_remaining=False)
+    out = out.sort_index(level=0, sort_remaining=False, kind="stable")
+    return out.astype({"splits": int, "failed": int})
+
+# %% ../nbs/15_pipelines.ipynb #ed741d7d
+def paper_bas_factory(epsilon, delta, n_tilde, random_state):
+    """Boosted AdaSSP as the authors' runs solve it: the noisy lambda_min itself as the ridge
+    (`ridge="seed"` of the BAS chapter), so the solved system may be indefinite.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The regression's share of the budget.
+    n_tilde : float or None
+        Ignored (Boosted AdaSSP does not use the lower bound on n).
+    random_state : int
+        Seed of the fit.
+
+    Returns
+    -------
+    dplit.boosted_adassp.BoostedAdaSSPRegressor
+        Unfitted; clipping norms 1, 100 rounds, as `_bas_factory`.
+    """
+    from dplit.boosted_adassp import BoostedAdaSSPRegressor
+    return BoostedAdaSSPRegressor(epsilon=epsilon, delta=delta, n_rounds=100, fit_intercept=False,
+                                  ridge="seed", random_state=random_state)
+
+
+def paper_tukey_factory(epsilon, delta, n_tilde, random_state):
+    """The Tukey mechanism with the paper's accounting (`paper_accounting=True`): NOT private at the
+    data level; its recorded spend is what group privacy proves for it, above (epsilon, delta).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The regression's nominal share of the budget.
+    n_tilde : float
+        The pipeline's private lower bound on n (fixes the number of models).
+    random_state : int
+        Seed of the fit.
+
+    Returns
+    -------
+    dplit.tukey.TukeyRegressor
+        Unfitted.
+    """
+    from dplit.tukey import TukeyRegressor
+    return TukeyRegressor(epsilon=epsilon, delta=delta, fit_intercept=False, n_tilde=n_tilde,
+                          paper_accounting=True, random_state=random_state)
+
+
+# PAPER_REGRESSORS: both regressors as the paper ran them (for the decomposition only)
+PAPER_REGRESSORS = {"bas": paper_bas_factory, "tukey": paper_tukey_factory}
+
+
+def decomposition_table(runs: dict, k: int):
+    """Median test R^2 per (dataset, pipeline) at k under several variants of the run, side by side.
+
+    Parameters
+    ----------
+    runs : dict
+        {label: output of `r2_experiment`}; the first is the reference, and the rows are the
+        (dataset, pipeline) pairs that the other variants ran.
+    k : int
+        The number of selected features.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One text column per variant, "median" or "median (f/n failed)" when f of the n splits
+        released nothing, blank where a variant did not run the pair; and `paper`, the paper's
+        median (Figure 4 or 5) where the paper ran the dataset.
+    """
+    import pandas as pd
+    k = check_int(k, "k", low=1)
+    if not isinstance(runs, dict) or not runs:
+        raise TypeError(f"runs must be a non-empty dict {{label: results}}, got {runs!r}")
+    labels = list(runs)
+    cols = {}
+    for label, res in runs.items():
+        sel = _rows_at_k(res, k)
+        g = sel.groupby(["dataset", "pipeline"], sort=False)
+        med, fail, n = g["r2"].median(), g["failed"].sum(), g["r2"].size()
+        cols[label] = {key: f"{med[key]:.3g}" + (f" ({fail[key]}/{n[key]} failed)" if fail[key]
+                                                   else "") for key in med.index}
+    keys = list(dict.fromkeys(key for label in labels[1:] for key in cols[label]))
+    out = pd.DataFrame({label: [cols[label].get(key, "") for key in keys] for label in labels},
+                       index=pd.MultiIndex.from_tuples(keys, names=["dataset", "pipeline"]))
+    paper = paper_table(k)
+    task = lambda name: next((t for t in PAPER_TASKS.get(name, ()) if t in paper.index), None)
+    out["paper"] = [f"{paper.loc[task(d), p]:.3g}" if task(d) else "" for d, p in keys]
+    return out
