@@ -253,10 +253,11 @@ def _grad(theta, x, y):
 
 
 @register_check("objpert_constants",
-                "for the squared loss on rows clipped to |x_j| <= b_x, |y| <= b_y over ||theta|| <= r: "
+                "squared loss, rows clipped to |x_j| <= b_x, |y| <= b_y, ||theta|| <= r: "
                 "||grad|| <= zeta = 2 rho (rho r + b_y) (attained), the gradient change under "
-                "substitution <= Z = 2 rho^2 r + 4 b_y rho, the Hessian eigenvalue <= lambda = 2 s b_x^2 "
-                "(attained), and the Jacobian ratio <= 1 + lambda / Delta (interior and tangent)",
+                "substitution <= Z = 2 rho^2 r + 4 b_y rho, the Hessian eigenvalue <= "
+                "lambda = 2 s b_x^2 (attained), and the Jacobian ratio <= 1 + lambda / Delta "
+                "(interior and tangent)",
                 "Kifer, Smith & Thakurta (2012), Algorithm 1; this chapter's derivation")
 def verify_objpert_constants(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
@@ -326,12 +327,12 @@ AUDIT_EPS, AUDIT_SHARE = 2.0, 0.3
 
 
 def objpert_audit_pair():
-    "D0: one row (0, 0); D1: one row (3, -0.01), clipped to (1, -0.01) (the unclipped mutant sees 3)."
+    "D0: one row (0, 0); D1: one row (3, -0.01), clipped to (1, -0.01) (the unclipped mutant: 3)."
     return (np.zeros((1, 1)), np.zeros(1)), (np.full((1, 1), 3.0), np.full(1, -0.01))
 
 
 @register_check("objpert_exact_1d",
-                "objective perturbation with s = 1: the implementation's draws follow the exact law; "
+                "objective perturbation, s = 1: the implementation's draws follow the exact law; "
                 "the exact privacy loss is <= epsilon on every searched pair of datasets (both "
                 "budget splits); the audit's half-noise mutant exceeds 1.3 epsilon on its pair",
                 "Kifer, Smith & Thakurta (2012), Algorithm 1; this chapter's derivation")
@@ -372,14 +373,15 @@ def verify_objpert_exact(full: bool = False, rng=None) -> dict:
         mut["correct"] <= eps and mut["half_noise"] > 1.3 * eps
     return dict(measured=f"atoms |z| = {z[0]:.2f}, {z[1]:.2f}; interior KS p = {ks:.3g}; max exact "
                          f"loss / eps over searched pairs = {worst:.3f}; audit pair: correct "
-                         f"{mut['correct']:.3f}, half noise {mut['half_noise']:.3f} (eps = {eps:g})",
+                         f"{mut['correct']:.3f}, half noise {mut['half_noise']:.3f} "
+                         f"(eps = {eps:g})",
                 tolerance="|z| < 4.5, KS p > 1e-3, loss / eps <= 1, half noise > 1.3 eps",
                 passed=bool(ok))
 
 # %% ../nbs/54_objpert.ipynb #op4d134b
 @register_check("objpert_ball_solver",
-                "the trust-region solver returns the minimiser of a strongly convex quadratic over the "
-                "ball: feasible, no sampled feasible point is lower, KKT conditions hold",
+                "the trust-region solver returns the minimiser of a strongly convex quadratic "
+                "over the ball: feasible, no sampled feasible point is lower, KKT conditions hold",
                 "this chapter")
 def verify_objpert_solver(full: bool = False, rng=None) -> dict:
     g = as_rng(rng)
