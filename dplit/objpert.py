@@ -451,7 +451,7 @@ def _audit_objpert(full: bool = False) -> AuditCase:
                      relation="substitute", vectorized=True,
                      pair="row (0, 0) vs (3, -0.01) clipped to (1, -0.01): the gradient change "
                           "2 r b_x^2 + 2 b_x b_y is 99% of Z at the atoms",
-                     n_trials=2_000_000 if full else 400_000, exact=_op_exact(v))
+                     n_trials=2_000_000 if full else 200_000, exact=_op_exact(v))
 
 
 @register_audit("objpert_ridge", "objective perturbation: the extra ridge Delta (event: inside "
