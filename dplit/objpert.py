@@ -175,9 +175,11 @@ class ObjectivePerturbationRegressor(RegressorMixin, BaseEstimator):
     epsilon : float, default 1.0
         Privacy budget of one `fit` ($> 0$).
     b_x : float, default 1.0
-        Public bound on $|x_{ij}|$; X is clipped to $[-b_x, b_x]$ (with a ClippingWarning).
+        Public bound on $|x_{ij}|$, chosen without looking at the data; X is clipped to
+        $[-b_x, b_x]$ (with a `dplit.core.ClippingWarning`, for the curator, not a release).
     b_y : float, default 1.0
-        Public bound on $|y_i|$; y is clipped to $[-b_y, b_y]$ (with a ClippingWarning).
+        Public bound on $|y_i|$, chosen without looking at the data; y is clipped to
+        $[-b_y, b_y]$ (with a ClippingWarning).
     r : float, default 1.0
         Radius of the ball $\|\theta\|_2 \le r$ of the coefficients.
     jacobian_share : float, default 0.5
