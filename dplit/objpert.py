@@ -120,7 +120,8 @@ def objective_perturbation(X, y, epsilon, *, b_x, b_y, r, jacobian_share=0.5, rn
     epsilon : float
         Privacy budget of one release ($> 0$).
     b_x, b_y : float
-        Public bounds: X is clipped entrywise to $[-b_x, b_x]$ and y to $[-b_y, b_y]$.
+        Public bounds, chosen without looking at the data: X is clipped entrywise to
+        $[-b_x, b_x]$ and y to $[-b_y, b_y]$.
     r : float
         Radius of the coefficient ball ($> 0$, public).
     jacobian_share : float, default 0.5
