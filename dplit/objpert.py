@@ -504,7 +504,7 @@ def _audit_objpert_default(full: bool = False) -> AuditCase:
                      statistic=lambda t: np.where(np.abs(t) < r * (1 - 1e-9), t, -2 * r),
                      pair="2110 shared rows (0.01, 0.1) + (0, 0) vs (1, -0.1): D1's release is "
                           "centred near r with the larger curvature, D0's beyond r",
-                     n_trials=2_000_000 if full else 200_000, exact=exact)
+                     n_trials=1_000_000 if full else 100_000, exact=exact)
 
 # %% ../nbs/54_objpert.ipynb #op22d200
 def _op_on_supports(X, y, supports, epsilon, g, b=0.5, r=1.1):
