@@ -9,7 +9,8 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'lipschitz_top_k', 'DPSISSelector', 'DPSparseGPRegressor', 'RadoBoostClassifier',
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
-           'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch']
+           'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
+           'objective_perturbation', 'ObjectivePerturbationRegressor']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -37,6 +38,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
     "bss_baselines": ("samp_agg_select", "mcmc_select"),
+    "objpert": ("objective_perturbation", "ObjectivePerturbationRegressor"),
     "data": ("load",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -51,7 +53,7 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
-         "PrivateGridSearch"]
+         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

@@ -115,6 +115,7 @@ FIT_CASES = {
     "TukeyRegressor": (dict(), XT, YT, lambda e: np.r_[e.n_tilde_]),
     "PrivateClipScaler": (dict(epsilon=0.5, bounds=(-1.0, 1.0), n_grid=101), X4, None,
                           lambda e: e.ranges_),
+    "ObjectivePerturbationRegressor": (dict(), X4, Y4, lambda e: e.coef_),
     # meta-estimators: the search draws its own noise (split, runs, stopping); Charged draws none
     # of its own (its noise is the wrapped estimator's) and shares one accountant across clones,
     # so the accountant's budget must outlast every fit of the rule tests
@@ -175,6 +176,7 @@ CALLS = {
     "random_rados": dict(X=X4, y=np.where(LAB > 0, 1.0, -1.0), n=5),
     "private_quantile": dict(x=Y1, q=0.5, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
     "private_range": dict(x=Y1, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
+    "objective_perturbation": dict(X=X4, y=Y4, epsilon=1.0, b_x=1.0, b_y=1.0, r=1.0),
     "random_stopping_select": dict(run=lambda g: (0, float(np.mean(Y1)) + g.laplace()),
                                    epsilon_run=1.0),
 }

@@ -47,6 +47,7 @@ CLIPPING = {
     "DPSISSelector": (dict(k=2), False),
     "DPSparseGPRegressor": (dict(inducing_points=4, clip_y=True), False),
     "DPRadoBoostClassifier": (dict(n_rados=10, T=10), True),
+    "ObjectivePerturbationRegressor": (dict(), False),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),
@@ -109,6 +110,7 @@ def _functions():
     from dplit.dpgp import dpgp_inference
     from dplit.dpgp_hyper import dpgp_inference_heteroscedastic
     from dplit.dpsis import dp_sis
+    from dplit.objpert import objective_perturbation
     Z = np.linspace(-0.1, 0.1, 3)[:, None] * np.ones((1, P))
     yield "clip_data", lambda X, y: clip_data(X, y, b_x=0.5, b_y=0.5)
     yield "boosted_adassp", lambda X, y: boosted_adassp(X, y, 1.0, 1e-5, n_rounds=3, rng=0)
@@ -120,6 +122,8 @@ def _functions():
                                                                                 rng=0)
     yield "mcmc_select", lambda X, y: mcmc_select(X, y, 2, 1.0, 0.1, rng=0)
     yield "dp_sis", lambda X, y: dp_sis(X, y, 2, 1.0, rng=0)
+    yield "objective_perturbation", lambda X, y: objective_perturbation(
+        X, y, 1.0, b_x=1.0, b_y=1.0, r=1.0, rng=0)
     yield "dpgp_inference", lambda X, y: dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, clip_y=True,
                                                         rng=0)
     yield "dpgp_inference_heteroscedastic", lambda X, y: dpgp_inference_heteroscedastic(

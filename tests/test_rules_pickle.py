@@ -232,6 +232,7 @@ def _releases():
     from dplit.dprados import dp_feat_rados
     from dplit.dpsis import dp_sis, two_stage_top_k
     from dplit.tukey import tukey_regression
+    from dplit.objpert import objective_perturbation
     Z = np.linspace(-0.4, 0.4, 4)[:, None] * np.ones((1, P))
     yield "tukey_regression", lambda X, y: tukey_regression(X, y, 5.0, 1e-5, rng=0)
     yield "boosted_adassp", lambda X, y: boosted_adassp(X, y, 1.0, 1e-5, n_rounds=5, rng=0)
@@ -248,6 +249,8 @@ def _releases():
     yield "dp_hyperparameter_learning", lambda X, y: dp_hyperparameter_learning(
         X[:30], y[:30], X[30:], y[30:], Z, [(1.0, 0.1), (0.5, 0.1)], 1.0, 1e-3, rng=0)
     yield "two_stage_top_k", lambda X, y: two_stage_top_k(X, y, 2, 1.0, rng=0)
+    yield "objective_perturbation", lambda X, y: objective_perturbation(
+        X, y, 1.0, b_x=1.0, b_y=1.0, r=1.0, rng=0)
     yield "dp_dirichlet_gp_classifier", lambda X, y: _closure_and_spend(
         *dp_dirichlet_gp_classifier(X, (y > 0).astype(int), Z, 2, 1.0, 1e-3, rng=0))
     yield "dp_feat_rados", lambda X, y: dp_feat_rados(
