@@ -59,3 +59,20 @@ def test_refusal_recorded_or_raised():
     assert by["samp_agg"]["refused"] is False and 0 <= by["samp_agg"]["correct"] <= 1
     with pytest.raises(SolverError):
         recovery_trial(60, 12, 2, 3, methods=["top_r"], search=_Refuse())
+
+
+def test_summary_leaves_refused_rows_out_and_counts_them():
+    # hand-made rows: two datasets released (correct 1 and 0), one refused (NaN)
+    import pandas as pd
+    from dplit.bss_experiments import recovery_summary
+    nan = math.nan
+    df = pd.DataFrame(dict(method=["top_r"] * 3 + ["samp_agg"] * 3, n=[100] * 6,
+                           correct=[1.0, 0.0, nan, 0.2, 0.4, 0.6],
+                           f1=[1.0, 0.5, nan, 0.2, 0.4, 0.6], seconds=[1.0] * 6,
+                           refused=[False, False, True, False, False, False]))
+    t = recovery_summary(df).set_index("method")
+    # mean and standard error over the two released datasets: 0.5 and sd([1, 0]) / sqrt(2) = 0.5
+    assert t.loc["top_r", "correct"] == 0.5 and math.isclose(t.loc["top_r", "correct_se"], 0.5)
+    assert t.loc["top_r", "f1"] == 0.75 and t.loc["top_r", "refused"] == 1
+    assert t.loc["samp_agg", "refused"] == 0 and math.isclose(t.loc["samp_agg", "correct"], 0.4)
+    assert "refused" not in recovery_summary(df.drop(columns="refused"))
