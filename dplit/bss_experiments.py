@@ -210,8 +210,9 @@ def recovery_summary(df: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (method, n): correct, correct_se, f1, f1_se, seconds (mean per run) and,
-        when `df` has the column, refused (datasets refused by the search).
+        One row per (method, n): correct, correct_se, f1, f1_se, seconds (mean per run; a
+        refused run counts with its time to the refusal) and, when `df` has the column,
+        refused (datasets refused by the search).
     """
     extra = dict(refused=("refused", "sum")) if "refused" in df else {}
     agg = df.groupby(["method", "n"]).agg(
