@@ -16,8 +16,8 @@ from .bss import ExhaustiveSearch, _effective_delta, score_tolerance, top_r_samp
 from .bss import _mistakes_core     # one certified search, many draws
 from .bss_baselines import (l1_scorer, l1svm_vote, lasso_vote, mcmc_chains, mcmc_temperature,
                                  samp_agg_sample, samp_agg_scale, samp_agg_votes)
-from .bss_mip import HingeOASearch, MIPSearch, bss_data, hinge_data
-from .core import as_rng, check_int, run_sweep
+from .bss_mip import HingeOASearch, MIPSearch, SolverError, bss_data, hinge_data
+from .core import as_rng, check_in_range, check_int, check_positive, run_sweep
 
 # %% auto #0
 __all__ = ['f1_scores', 'recovery_sweep', 'recovery_summary']
@@ -95,9 +95,10 @@ def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter, loss="s
 # %% ../nbs/53_bss_experiments.ipynb #c011a1b2
 def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float = 1.0,
                    draws: int = 50, mcmc_chains_: int | None = None, mcmc_iter: int = 1000,
-                   search=None, loss: str = "squared") -> list:
-    """One dataset of the paper's design (rho = 0.1, SNR 5, b_x = b_y = 0.5, r = 1.1) and `draws`
-    releases of every method from it.
+                   search=None, loss: str = "squared", rho: float = 0.1,
+                   snr: float = 5.0, on_refusal: str = "raise") -> list:
+    """One dataset of the paper's design (by default rho = 0.1, SNR 5; b_x = b_y = 0.5, r = 1.1) and
+    `draws` releases of every method from it.
 
     Parameters
     ----------
@@ -108,15 +109,24 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
         C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss)
     loss : "squared" (`bss_data`, Lemma A.1's tight Delta) or "hinge" (`hinge_data` of App D.2,
         Lemma C.1's Delta, Samp-Agg with L1-SVM votes)
+    rho : float in (-1, 1), default 0.1; the columns' correlation, Sigma_ij = rho^|i-j|
+    snr : float > 0, default 5.0; the sample signal-to-noise ratio ||X beta*||^2 / ||noise||^2
+    on_refusal : "raise" (default) or "record"; what to do when the search backend refuses a
+        dataset (`SolverError`: a certification budget, before anything is released): raise,
+        or record a row with refused=True and correct = f1 = NaN and go on
 
     Returns
     -------
-    list of dicts (method, n, p, correct, f1, seconds, gap_holds)
+    list of dicts (method, n, p, correct, f1, seconds, gap_holds, refused)
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
+    if on_refusal not in ("raise", "record"):
+        raise ValueError(f"on_refusal must be 'raise' or 'record', got {on_refusal!r}")
+    rho = check_in_range(rho, "rho", -1.0, 1.0, low_closed=False, high_closed=False)
+    snr = check_positive(snr, "snr")
     g = as_rng(rng)
-    X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rng=g)
+    X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rho=rho, snr=snr, rng=g)
     if search is None and loss == "hinge":
         search = HingeOASearch()
     if search is None:
@@ -126,10 +136,17 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
     rows = []
     for meth in methods or (METHODS_LS if loss == "squared" else METHODS_HINGE):
         t = time.perf_counter()
-        out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
-                               mcmc_chains_ or draws, mcmc_iter, loss)
+        try:
+            out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
+                                   mcmc_chains_ or draws, mcmc_iter, loss)
+        except SolverError:
+            if on_refusal == "raise":
+                raise
+            rows.append(dict(method=meth, n=n, p=p, gap_holds=None, correct=math.nan,
+                             f1=math.nan, seconds=time.perf_counter() - t, refused=True))
+            continue
         row = _summary(out, truth, time.perf_counter() - t)
-        rows.append(dict(method=meth, n=n, p=p, gap_holds=gap, **row))
+        rows.append(dict(method=meth, n=n, p=p, gap_holds=gap, **row, refused=False))
     return rows
 
 # %% ../nbs/53_bss_experiments.ipynb #c013a1b2
@@ -165,7 +182,10 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
         (int or None, default None: `draws` independent MCMC chains), mcmc_iter (int, default
         1000, chain length), search (backend for top-R and mistakes;
         default exhaustive when C(p, s) <= 2e6, else MIPSearch; HingeOASearch for the hinge loss),
-        loss ("squared" or "hinge").
+        loss ("squared" or "hinge"), rho (float in (-1, 1), default 0.1, the columns'
+        correlation), snr (float > 0, default 5.0, the sample signal-to-noise ratio) and
+        on_refusal ("raise" or "record": a dataset the search backend refuses stops the
+        sweep, or becomes a row with refused=True and NaN metrics).
 
     Returns
     -------
@@ -179,7 +199,8 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
 
 
 def recovery_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard error of the proportion correct and of F1 per method and n.
+    """Mean and standard error of the proportion correct and of F1 per method and n (over the
+    datasets the search did not refuse; `refused` counts the others).
 
     Parameters
     ----------
@@ -189,9 +210,12 @@ def recovery_summary(df: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (method, n): correct, correct_se, f1, f1_se, seconds (mean per run).
+        One row per (method, n): correct, correct_se, f1, f1_se, seconds (mean per run; a
+        refused run counts with its time to the refusal) and, when `df` has the column,
+        refused (datasets refused by the search).
     """
+    extra = dict(refused=("refused", "sum")) if "refused" in df else {}
     agg = df.groupby(["method", "n"]).agg(
         correct=("correct", "mean"), correct_se=("correct", "sem"),
-        f1=("f1", "mean"), f1_se=("f1", "sem"), seconds=("seconds", "mean"))
+        f1=("f1", "mean"), f1_se=("f1", "sem"), seconds=("seconds", "mean"), **extra)
     return agg.reset_index()
