@@ -27,8 +27,8 @@ def _capture(monkeypatch, loss, b_x, b_y, seed=3):
     return seen
 
 
-def test_squared_data_and_delta_follow_the_bounds(monkeypatch):
-    b_x, b_y = 0.3, 0.7
+@pytest.mark.parametrize("b_x, b_y", [(0.3, 0.7), (0.7, 0.3)])   # each bound the binding one
+def test_squared_data_and_delta_follow_the_bounds(monkeypatch, b_x, b_y):
     seen = _capture(monkeypatch, "squared", b_x, b_y)
     X0, y0, _ = bss_data(N, P, S, b=1e300, rng=np.random.default_rng(3))   # unclipped design
     np.testing.assert_array_equal(seen["X"], np.clip(X0, -b_x, b_x))
