@@ -56,8 +56,8 @@ def _draw_top_r(X, y, s, eps, draws, g, search, D, loss="squared"):
     return top_r_sample(S, v, p, s, eps, D, math.inf, g, size=draws)
 
 
-def _draw_mistakes(X, y, s, eps, draws, g, search, D, loss="squared"):
-    gamma = score_tolerance(X.shape[0], b_y=0.5, loss=loss)
+def _draw_mistakes(X, y, s, eps, draws, g, search, D, loss="squared", b_y=0.5):
+    gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
     out, gap, _ = _mistakes_core(X, y, s, eps, 1.1, D, loss, "exact", search, g, gamma,
                                  size=draws)
     return out, bool(gap > 2 * D)
@@ -69,8 +69,8 @@ def _draw_samp_agg(X, y, s, eps, draws, g, vote=lasso_vote):
     return samp_agg_sample(v, s, samp_agg_scale(s, m, eps), g, size=draws)
 
 
-def _draw_mcmc(X, y, s, eps, draws, g, n_iter):
-    t = mcmc_temperature(eps, B=3.5)
+def _draw_mcmc(X, y, s, eps, draws, g, n_iter, b_x=0.5, b_y=0.5):
+    t = mcmc_temperature(eps, B=3.5, b_x=b_x, b_y=b_y)
     return mcmc_chains(l1_scorer(X, y, 3.5), X.shape[1], s, t, n_iter, draws, g)
 
 # %% ../nbs/53_bss_experiments.ipynb #c010a1b2
@@ -78,17 +78,18 @@ METHODS_LS = ("top_r", "mistakes", "samp_agg", "mcmc")
 METHODS_HINGE = ("top_r", "mistakes", "samp_agg")       # App C: no MCMC for the hinge loss
 
 
-def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter, loss="squared"):
+def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter, loss="squared",
+                b_x=0.5, b_y=0.5):
     "Releases of one method on one dataset, and the Theorem 2 gap flag (mistakes only)."
     if meth == "top_r":
         return _draw_top_r(X, y, s, eps, draws, g, search, D, loss), None
     if meth == "mistakes":
-        return _draw_mistakes(X, y, s, eps, draws, g, search, D, loss)
+        return _draw_mistakes(X, y, s, eps, draws, g, search, D, loss, b_y)
     if meth == "samp_agg":
         vote = l1svm_vote if loss == "hinge" else lasso_vote
         return _draw_samp_agg(X, y, s, eps, draws, g, vote), None
     if meth == "mcmc" and loss == "squared":
-        return _draw_mcmc(X, y, s, eps, chains, g, n_iter), None
+        return _draw_mcmc(X, y, s, eps, chains, g, n_iter, b_x, b_y), None
     ok = METHODS_LS if loss == "squared" else METHODS_HINGE
     raise ValueError(f"unknown method {meth!r} for loss {loss!r}; choose from {ok}")
 
@@ -96,7 +97,8 @@ def _run_method(meth, X, y, s, eps, draws, g, search, D, chains, n_iter, loss="s
 def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float = 1.0,
                    draws: int = 50, mcmc_chains_: int | None = None, mcmc_iter: int = 1000,
                    search=None, loss: str = "squared", rho: float = 0.1,
-                   snr: float = 5.0, on_refusal: str = "raise") -> list:
+                   snr: float = 5.0, on_refusal: str = "raise", b_x: float = 0.5,
+                   b_y: float = 0.5) -> list:
     """One dataset of the paper's design (by default rho = 0.1, SNR 5; b_x = b_y = 0.5, r = 1.1) and
     `draws` releases of every method from it.
 
@@ -114,6 +116,11 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
     on_refusal : "raise" (default) or "record"; what to do when the search backend refuses a
         dataset (`SolverError`: a certification budget, before anything is released): raise,
         or record a row with refused=True and correct = f1 = NaN and go on
+    b_x, b_y : float, default 0.5
+        Public clipping bounds |x_ij| <= b_x, |y_i| <= b_y (> 0, finite): the data are clipped to
+        them and the sensitivity, the score tolerance and the MCMC temperature use them (the
+        hinge loss uses b_x only: its labels are +-1, and `hinge_data` forms z from the rows
+        clipped to b_x)
 
     Returns
     -------
@@ -125,20 +132,24 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
         raise ValueError(f"on_refusal must be 'raise' or 'record', got {on_refusal!r}")
     rho = check_in_range(rho, "rho", -1.0, 1.0, low_closed=False, high_closed=False)
     snr = check_positive(snr, "snr")
+    b_x, b_y = check_positive(b_x, "b_x"), check_positive(b_y, "b_y")
     g = as_rng(rng)
-    X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rho=rho, snr=snr, rng=g)
+    b = max(b_x, b_y) if loss == "squared" else b_x       # then clip X to b_x and y to b_y
+    X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rho=rho, snr=snr, b=b,
+                                                                   rng=g)
+    X, y = np.clip(X, -b_x, b_x), (np.clip(y, -b_y, b_y) if loss == "squared" else y)
     if search is None and loss == "hinge":
         search = HingeOASearch()
     if search is None:
         search = (ExhaustiveSearch() if math.comb(p, s) <= 2_000_000
                   else MIPSearch(oa2_time=0.3, max_candidates=5_000_000))
-    D = _effective_delta(n, s, 0.5, 0.5, 1.1, loss, "tight")
+    D = _effective_delta(n, s, b_x, b_y, 1.1, loss, "tight")
     rows = []
     for meth in methods or (METHODS_LS if loss == "squared" else METHODS_HINGE):
         t = time.perf_counter()
         try:
             out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
-                                   mcmc_chains_ or draws, mcmc_iter, loss)
+                                   mcmc_chains_ or draws, mcmc_iter, loss, b_x, b_y)
         except SolverError:
             if on_refusal == "raise":
                 raise
@@ -176,7 +187,8 @@ def recovery_sweep(ns, p: int, s: int = 5, *, trials: int = 2, rng=0, n_jobs: in
     scheduler : str or None
         A Dask scheduler's address (see `run_sweep`).
     **kw
-        Passed to each trial: methods (subset of ("top_r", "mistakes", "samp_agg", "mcmc");
+        Passed to each trial: b_x and b_y (floats, default 0.5, the public clipping bounds of x
+        and y), methods (subset of ("top_r", "mistakes", "samp_agg", "mcmc");
         no "mcmc" for the hinge loss), epsilon (float, default 1.0, the budget of every
         release), draws (int, default 50, releases per method and dataset), mcmc_chains_
         (int or None, default None: `draws` independent MCMC chains), mcmc_iter (int, default
