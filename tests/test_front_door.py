@@ -29,22 +29,9 @@ def _dplit(*args, cwd=None, timeout=600):
 
 
 def _dplit_here(*args, cwd=None):
-    """`dplit ARGS` in this process (the console's own `main`: the same parsing, output and exit codes, without an
-    interpreter start and module discovery per call); an object like subprocess.run's."""
-    import contextlib
-    import io
-    from dplit.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.ExitStack() as stack:
-        if cwd is not None:
-            stack.enter_context(contextlib.chdir(cwd))
-        stack.enter_context(contextlib.redirect_stdout(out))
-        stack.enter_context(contextlib.redirect_stderr(err))
-        try:
-            code = main(list(args))
-        except SystemExit as e:  # argparse's usage errors
-            code = e.code if isinstance(e.code, int) else 1
-    return subprocess.CompletedProcess(list(args), code or 0, out.getvalue(), err.getvalue())
+    "`dplit ARGS` in this process: the console's own `main` (tests/test_cli.py's runner, shared)."
+    from test_cli import run
+    return run(*args, cwd=cwd)
 
 
 def _readme() -> str:
