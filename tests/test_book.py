@@ -388,35 +388,78 @@ def public_names(root=None) -> list:
     return sorted(names)
 
 
-def measure_book(out: Path, shots=None) -> dict:
-    """Open every page of the built book in one Chromium; returns {page (relative): measurements}. The overflow is
-    measured at 1280 px, then once more after the window is narrowed to NARROW px (mathematics keeps the line breaks
-    MathJax chose at 1280 px, which can only make it wider than a page loaded at NARROW px)."""
+BROWSERS = 2  # Chromium processes that measure the pages side by side (DPLIT_BOOK_BROWSERS overrides)
+
+
+def _measure_page(browser, page: Path, nb_path: Path, out: Path, links_js: str, shots=None) -> dict:
+    "Everything the tests read from one page, with the window at 1280 px, then at NARROW px."
+    browser.open(page.as_uri())
+    m = browser.evaluate(MEASURE_JS)
+    m["reading"] = reading(browser.evaluate(READING_JS), nb_path)
+    m["reading"].update(browser.evaluate(FOLDS_JS))
+    m["links"] = browser.evaluate(links_js)
+    m["overflow"] = {1280: browser.evaluate(OVERFLOW_JS)}
+    name = page.relative_to(out).as_posix().replace("/", "_")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        browser.screenshot(Path(shots) / (name + ".png"))
+    browser.resize(NARROW)
+    m["overflow"][NARROW] = browser.evaluate(OVERFLOW_JS)
+    if shots:
+        browser.screenshot(Path(shots) / (name + f".{NARROW}.png"))
+    # back to 1280 px on an empty page: resizing the measured page would lay it out once more for nothing
+    # (18 of the measurement's 200 CPU-s)
+    browser.open("about:blank")
+    browser.resize(1280)
+    m["static_mathjax_local"] = all(not urlparse(s).scheme and (page.parent / s.split("?")[0]).is_file()
+                                    for s in m["mathjax"]) and bool(m["mathjax"])
+    return m
+
+
+def measure_book(out: Path, shots=None, browsers=None) -> dict:
+    """Open every page of the built book in Chromium; returns {page (relative): measurements}, in book order. The
+    overflow is measured at 1280 px, then once more after the window is narrowed to NARROW px (mathematics keeps the
+    line breaks MathJax chose at 1280 px, which can only make it wider than a page loaded at NARROW px).
+
+    `browsers` Chromium processes (default BROWSERS) take the pages from one queue, largest HTML file first; a page
+    is measured in one browser from start to end, so the measurements do not depend on how the pages are shared."""
+    import queue
+    import threading
     out = Path(out)
-    res, browser = {}, Chromium()
     links_js = LINKS_JS.replace("__PUBLIC__", json.dumps(public_names()))
-    try:
-        for page, (_, nb_path) in zip(book_pages(out), _chapters()):
-            browser.open(page.as_uri())
-            res[page.relative_to(out).as_posix()] = m = browser.evaluate(MEASURE_JS)
-            m["reading"] = reading(browser.evaluate(READING_JS), nb_path)
-            m["reading"].update(browser.evaluate(FOLDS_JS))
-            m["links"] = browser.evaluate(links_js)
-            m["overflow"] = {1280: browser.evaluate(OVERFLOW_JS)}
-            name = page.relative_to(out).as_posix().replace("/", "_")
-            if shots:
-                Path(shots).mkdir(parents=True, exist_ok=True)
-                browser.screenshot(Path(shots) / (name + ".png"))
-            browser.resize(NARROW)
-            m["overflow"][NARROW] = browser.evaluate(OVERFLOW_JS)
-            if shots:
-                browser.screenshot(Path(shots) / (name + f".{NARROW}.png"))
-            browser.resize(1280)
-            m["static_mathjax_local"] = all(not urlparse(s).scheme and (page.parent / s.split("?")[0]).is_file()
-                                            for s in m["mathjax"]) and bool(m["mathjax"])
-    finally:
-        browser.close()
-    return res
+    pages = list(zip(book_pages(out), (nb for _, nb in _chapters())))
+    n = browsers or int(os.environ.get("DPLIT_BOOK_BROWSERS", BROWSERS))
+    todo = queue.Queue()
+    for i in sorted(range(len(pages)), key=lambda i: -pages[i][0].stat().st_size):
+        todo.put(i)
+    found, errors = [None] * len(pages), []
+
+    def work():
+        try:
+            browser = Chromium()
+        except Exception as e:  # noqa: BLE001 (re-raised below, in the calling thread)
+            errors.append(e)
+            return
+        try:
+            while not errors:
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                found[i] = _measure_page(browser, pages[i][0], pages[i][1], out, links_js, shots)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+        finally:
+            browser.close()
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(n, len(pages))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return {page.relative_to(out).as_posix(): m for (page, _), m in zip(pages, found)}
 
 
 def links_report(measures: dict) -> str:
