@@ -133,6 +133,17 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
     rho = check_in_range(rho, "rho", -1.0, 1.0, low_closed=False, high_closed=False)
     snr = check_positive(snr, "snr")
     b_x, b_y = check_positive(b_x, "b_x"), check_positive(b_y, "b_y")
+    epsilon = check_positive(epsilon, "epsilon")
+    draws, mcmc_iter = check_int(draws, "draws", low=1), check_int(mcmc_iter, "mcmc_iter", low=1)
+    if mcmc_chains_ is not None:
+        mcmc_chains_ = check_int(mcmc_chains_, "mcmc_chains_", low=1)
+    known = METHODS_LS if loss == "squared" else METHODS_HINGE
+    if isinstance(methods, str):
+        raise TypeError(f"methods must be a list of method names, got the string {methods!r}")
+    methods = list(methods) if methods else list(known)
+    unknown = [m for m in methods if m not in known]
+    if unknown:            # before the data are drawn
+        raise ValueError(f"unknown method {unknown[0]!r} for loss {loss!r}; choose from {known}")
     g = as_rng(rng)
     b = max(b_x, b_y) if loss == "squared" else b_x       # then clip X to b_x and y to b_y
     X, y, truth = (bss_data if loss == "squared" else hinge_data)(n, p, s, rho=rho, snr=snr, b=b,
@@ -145,7 +156,7 @@ def recovery_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: float 
                   else MIPSearch(oa2_time=0.3, max_candidates=5_000_000))
     D = _effective_delta(n, s, b_x, b_y, 1.1, loss, "tight")
     rows = []
-    for meth in methods or (METHODS_LS if loss == "squared" else METHODS_HINGE):
+    for meth in methods:
         t = time.perf_counter()
         try:
             out, gap = _run_method(meth, X, y, s, epsilon, draws, g, search, D,
