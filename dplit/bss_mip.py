@@ -1936,8 +1936,8 @@ class _HingeOATopR(_HingeOABase):
         excluded, pulls = set(), 0
         K = min(s, cuts.p - s)
         while len(excluded) < total:
-            if len(vL) == R and min(_dual_bucket_lower(cuts, S1, k)[0]
-                                    for k in range(2, K + 1)) > vL[-1] + 1e-12:
+            if len(vL) >= R and min(_dual_bucket_lower(cuts, S1, k)[0] for k in range(
+                    2, K + 1)) > np.partition(vL, R - 1)[R - 1] + 1e-12:
                 st["dual_certified"] = True                  # the dual bounds (below) suffice
                 break
             T, u, lb = self._oa(cuts, master, stats=st)
