@@ -562,6 +562,16 @@ def prediction_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: floa
     from dplit.bss import ExhaustiveSearch, _effective_delta
     from dplit.bss_experiments import METHODS_LS, _run_method
     from dplit.bss_mip import MIPSearch, SolverError, bss_data
+    if isinstance(methods, str):                   # checked before any draw
+        raise TypeError(f"methods must be a list of method names, got the string {methods!r}")
+    methods = list(METHODS_LS if methods is None else methods)
+    unknown = [m for m in methods if m not in METHODS_LS]
+    if unknown:
+        raise ValueError(f"unknown method {unknown[0]!r}; choose from {METHODS_LS}")
+    epsilon, draws = check_epsilon(epsilon), check_int(draws, "draws", low=1)
+    mcmc_iter = check_int(mcmc_iter, "mcmc_iter", low=1)
+    if mcmc_chains_ is not None:
+        mcmc_chains_ = check_int(mcmc_chains_, "mcmc_chains_", low=1)
     g = as_rng(rng)
     X, y, truth = bss_data(n, p, s, rng=g)
     perm = g.permutation(n)
@@ -571,16 +581,20 @@ def prediction_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: floa
         search = (ExhaustiveSearch() if math.comb(p, s) <= 2_000_000
                   else MIPSearch(oa2_time=0.3, max_candidates=5_000_000))
     D = _effective_delta(len(ytr), s, 0.5, 0.5, 1.1, "squared", "tight")
-    t = time.perf_counter()
-    S_hat = np.sort(np.asarray(search.top_r(Xtr, ytr, s, 1, r=1.1)[0])[0])
-    b_hat = _ball_argmin(Xtr[:, S_hat].T @ Xtr[:, S_hat], Xtr[:, S_hat].T @ ytr, 1.1)
-    best = _sse(Xtr, ytr, S_hat[None], b_hat)[0]
     row = lambda meth, S, mse, ut, sec, failed=False: dict(
         method=meth, n=n, p=p, mse=mse, utility=ut, seconds=sec, failed=failed,
         correct=np.nan if S is None else float(np.mean(np.all(S == np.array(truth), axis=1))))
+    t = time.perf_counter()
+    try:
+        S_hat = np.sort(np.asarray(search.top_r(Xtr, ytr, s, 1, r=1.1)[0])[0])
+    except SolverError:                           # no oracle, no utility loss: every row failed
+        return [row(m, None, np.nan, np.nan, time.perf_counter() - t, True)
+                for m in ["oracle", *methods]]
+    b_hat = _ball_argmin(Xtr[:, S_hat].T @ Xtr[:, S_hat], Xtr[:, S_hat].T @ ytr, 1.1)
+    best = _sse(Xtr, ytr, S_hat[None], b_hat)[0]
     rows = [row("oracle", S_hat[None], _sse(Xte, yte, S_hat[None], b_hat)[0] / n_te, 0.0,
                 time.perf_counter() - t)]
-    for meth in methods or METHODS_LS:
+    for meth in methods:
         t = time.perf_counter()
         try:
             out, _ = _run_method(meth, Xtr, ytr, s, epsilon / 2, draws, g, search, D,
