@@ -1877,6 +1877,7 @@ class _HingeOABase(SearchBackend):
         self.time_limit = _check_time_limit(time_limit)
         self._last = (None, None)
         self.max_pulls = None                     # a mutant for the check: stop pulling early
+        self.max_enumerate = 1_000_000            # supports a dual enumeration may list (-1: never)
 
     def _setup(self, X, y, s, r, loss):
         if loss != "hinge":
@@ -1931,6 +1932,10 @@ class _HingeOATopR(_HingeOABase):
         """Steps 3-4: OA on the >= 2-swap region; after each solve every support scored so far in
         that region joins the list and gets an exclusion cut, until the R-th score is beaten (by
         the OA's bound, or before a solve by the dual bounds of the buckets with >= 2 swaps)."""
+        if self.max_enumerate >= 0:
+            out = self._enumerate_rest(cuts, S1, L, vL, R, st)
+            if out is not None:
+                return out
         s, total = len(S1), math.comb(cuts.p, len(S1)) - len(L)
         master.add_subset_sum(list(S1), rhs=s - 2)
         excluded, pulls = set(), 0
@@ -1953,6 +1958,39 @@ class _HingeOATopR(_HingeOABase):
                 master.add_subset_sum(list(S), rhs=s - 0.5)
                 excluded.add(S)
         st["pulls"] = pulls
+        return L, vL
+
+    def _enumerate_rest(self, cuts, S1, L, vL, R, st):
+        """Steps 3-4 without SCIP (the dual bounds below): the greedy members of the buckets with
+        >= 2 swaps join the list, then every support with >= 2 swaps whose dual bound is at most
+        the R-th score is scored, smallest bound first, until the next bound exceeds the list's
+        R-th score. None when the list is still shorter than R or a bucket would list more than
+        `max_enumerate` supports (the OA pulls then run instead)."""
+        s, t0 = len(S1), time.perf_counter()
+        G = np.array([_greedy_member(cuts, S1, k) for k in range(2, min(s, cuts.p - s) + 1)])
+        L, vL = _sorted_top(np.vstack([L, G]), np.r_[vL, cuts.scores(G)], R)
+        if len(vL) < R:
+            return None
+        cands = [_dual_candidates(cuts, S1, k, float(vL[-1]) + 1e-12, self.max_enumerate)
+                 for k in range(2, len(G) + 2)]
+        if any(c is None for c in cands):
+            return None
+        C = np.vstack(cands)
+        b, seen, scored = _dual_bound_of(cuts, C), set(map(tuple, G.tolist())), 0
+        for i in np.argsort(b, kind="stable"):
+            if b[i] > vL[-1] + 1e-12:          # every support not scored lies above the R-th
+                break
+            if tuple(C[i]) in seen:
+                continue
+            if scored == self.max_pulls:          # the mutant: stop scoring early
+                break
+            if time.perf_counter() - t0 > self.time_limit:
+                raise SolverError(f"the enumeration of the >= 2-swap supports exceeded its time "
+                                  f"limit of {self.time_limit:g} s")
+            seen.add(tuple(C[i]))
+            L, vL = _sorted_top(np.vstack([L, C[i]]), np.r_[vL, cuts.solve(C[i])[0]], R)
+            scored += 1
+        st["pulls"], st["enumerated"] = 0, scored
         return L, vL
 
 # %% ../nbs/51_bss_mip.ipynb #d06fff98
@@ -2078,7 +2116,6 @@ def _dual_bound_of(cuts, S):
 
 class _HingeOABounds(_HingeOABuckets):
     __doc__ = _HingeOABase.__doc__
-    max_enumerate = 1_000_000      # supports a bucket minimum may list before it falls back to OA
 
     def _bucket_setup(self, X, y, s, center, r, loss, rule):
         X, y, s, r = self._setup(X, y, s, r, loss)
@@ -2259,10 +2296,10 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
 # %% ../nbs/51_bss_mip.ipynb #9a246cdd
 @register_check(
     "bss_mip_hinge_top_r_exact",
-    "HingeOASearch.top_r (OA + exact one-swap scores + certified >= 2-swap pulls) lists the "
-    "enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
+    "HingeOASearch.top_r (OA + exact one-swap scores + certified >= 2-swap pulls, or the dual "
+    "enumeration instead of the pulls) lists the enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
     "Appendix B's check holds and where it fails; stopping after one pull (the check trusted) "
-    "is wrong on one of them",
+    "is wrong on one of them, and so is an enumeration that scores nothing",
     "Prastakos, Behdin & Mazumder (2025), App B and C",
 )
 def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
@@ -2270,27 +2307,35 @@ def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
     cases = [(*hinge_data(2000, 10, 2, rng=0)[:2], 2), (*hinge_data(600, 12, 3, rng=2)[:2], 3),
              (*_hinge_swap_data(400, 0), 2)]
     ok = total = 0
-    checks, naive_wrong = [], 0
+    checks, naive_wrong, early_wrong = [], 0, 0
     for X, y, s in cases:
         p = X.shape[1]
         E, ve = enumerate_supports(X, y, s, r=1.1, loss="hinge")
-        m, A = HingeOASearch(), 2 + (p - s) * s
+        m, pull, A = HingeOASearch(), HingeOASearch(), 2 + (p - s) * s
+        pull.max_enumerate = -1                     # the OA pulls of steps 3-4, never enumerated
         for R in (1, 5, A, A + 10):
-            S, v = m.top_r(X, y, s, R, r=1.1)
-            ok += bool(np.array_equal(S, E[:R]) and np.allclose(v, ve[:R], rtol=0, atol=1e-12))
-            total += 1
+            for mm in (m, pull):
+                S, v = mm.top_r(X, y, s, R, r=1.1)
+                ok += bool(np.array_equal(S, E[:R])
+                           and np.allclose(v, ve[:R], rtol=0, atol=1e-12))
+                total += 1
             if R == A:
-                checks.append(m.last_stats_["appendix_b_check"])
+                checks.append(pull.last_stats_["appendix_b_check"])
                 naive = HingeOASearch()
+                naive.max_enumerate = -1
                 naive.max_pulls = 1                              # the mutant: trust the check
                 naive_wrong += not np.array_equal(naive.top_r(X, y, s, A, r=1.1)[0], E[:A])
+                early = HingeOASearch()
+                early.max_pulls = 0                  # the mutant: score no enumerated support
+                early_wrong += not np.array_equal(early.top_r(X, y, s, A, r=1.1)[0], E[:A])
     fails = checks.count(False)
     return dict(measured=f"{ok}/{total} lists equal enumeration; Appendix B check held on "
                          f"{checks.count(True)}, failed on {fails} instance(s); one-pull mutant "
-                         f"wrong on {naive_wrong}",
-                tolerance="all equal; the check fails somewhere and holds somewhere; the mutant "
-                          "is wrong somewhere",
-                passed=ok == total and 0 < fails < len(checks) and naive_wrong >= 1)
+                         f"wrong on {naive_wrong}; enumeration stopped at once wrong on {early_wrong}",
+                tolerance="all equal; the check fails somewhere and holds somewhere; both mutants "
+                          "are wrong somewhere",
+                passed=(ok == total and 0 < fails < len(checks) and naive_wrong >= 1
+                        and early_wrong >= 1))
 
 # %% ../nbs/51_bss_mip.ipynb #hdual04cd
 def _hinge_bounds_ok(m, X, y, s, center, rule, ref_S, ref_v, tol):
