@@ -2190,12 +2190,14 @@ class HingeOASearch(_HingeOABounds):
 
     Pass it as `BestSubsetSelector(loss="hinge", search=HingeOASearch())`. Outer approximation
     (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best
-    support, exact one-swap scores, the best supports with >= 2 swaps pulled one at a time by
-    exclusion cuts until the list is certified); bucket k by the constraint
-    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"); `bucket_bounds` and
-    `bucket_minimum` answer the mistakes method from the dual points already computed (exact
-    minima by threshold enumeration, OA beyond `max_enumerate`). Exact scores only. It
-    releases nothing itself, and drops its caches when a release ends (`forget`).
+    support, exact one-swap scores, then the supports with >= 2 swaps: every one whose dual
+    bound does not exceed the list's R-th score is scored, or, when that would list more than
+    `max_enumerate` supports, the best ones are pulled one at a time by exclusion cuts until
+    the list is certified); `best_per_bucket` by the constraint sum_{i in centre} z_i = s - k
+    (rule "exact") or <= s - k ("at_least"); `bucket_bounds` and `bucket_minimum` answer the
+    mistakes method from the dual points already computed (exact minima by threshold
+    enumeration, OA beyond `max_enumerate`). Exact scores only. It releases nothing itself,
+    and drops its caches when a release ends (`forget`).
 
     Parameters
     ----------
@@ -2205,7 +2207,13 @@ class HingeOASearch(_HingeOABounds):
     time_limit : float, default 30.0
         Seconds per OA solve (exceeding it raises SolverError at once, before anything is
         released); a search makes one solve per listed support, so state a larger limit for
-        large p rather than wait.
+        large p rather than wait. The dual enumerations stop with SolverError past it too.
+
+    Attributes
+    ----------
+    max_enumerate : int, default 1_000_000
+        Most supports one dual enumeration may list (per bucket) before the backend falls
+        back to outer approximation; -1 never enumerates.
 
     Raises
     ------
