@@ -1976,7 +1976,8 @@ class _HingeOATopR(_HingeOABase):
         if any(c is None for c in cands):
             return None
         C = np.vstack(cands)
-        b, seen, scored = _dual_bound_of(cuts, C), set(map(tuple, G.tolist())), 0
+        b = np.concatenate([_dual_bound_of(cuts, c, S1, k) for k, c in enumerate(cands, 2)])
+        seen, scored = set(map(tuple, G.tolist())), 0
         for i in np.argsort(b, kind="stable"):
             if b[i] > vL[-1] + 1e-12:          # every support not scored lies above the R-th
                 break
@@ -2038,11 +2039,10 @@ def _dual_points(cuts):
             np.vstack([w for _, w in cache.values()]))
 
 
-def _dual_bucket_lower(cuts, center, k, mutant: bool = False):
-    """(lower bound on bucket k's minimum, index of the dual point that gives it): the largest
-    (sum alpha - r sqrt(u_k)) / n, where u_k = the s - k largest w_i^2 of the centre plus the k
-    largest outside it is the largest ||w_S'||^2 in the bucket (`mutant`: the s - k smallest
-    of the centre, a wrong bound kept for the check)."""
+def _dual_bucket_lows(cuts, center, k, mutant: bool = False):
+    """Bucket k's lower bound from each dual point: (sum alpha - r sqrt(u_k)) / n, where u_k = the
+    s - k largest w_i^2 of the centre plus the k largest outside it is the largest ||w_S'||^2 in
+    the bucket (`mutant`: the s - k smallest of the centre, a wrong bound kept for the check)."""
     asum, W2 = _dual_points(cuts)
     c = np.zeros(cuts.p, bool)
     c[list(center)] = True
@@ -2050,7 +2050,12 @@ def _dual_bucket_lower(cuts, center, k, mutant: bool = False):
     Wc = np.sort(W2[:, c], axis=1)                      # ascending: the s - k largest are last
     inn = (Wc[:, :s - k] if mutant else Wc[:, k:]).sum(1)
     out = -np.sort(-W2[:, ~c], axis=1)[:, :k].sum(1)
-    low = (asum - cuts.r * np.sqrt(inn + out)) / cuts.n
+    return (asum - cuts.r * np.sqrt(inn + out)) / cuts.n
+
+
+def _dual_bucket_lower(cuts, center, k, mutant: bool = False):
+    "(lower bound on bucket k's minimum, index of the dual point that gives it): the best of all."
+    low = _dual_bucket_lows(cuts, center, k, mutant)
     j = int(np.argmax(low))
     return float(low[j]), j
 
@@ -2093,19 +2098,13 @@ def _dual_candidates(cuts, center, k, theta, cap):
     return np.vstack(rows) if rows else np.empty((0, len(C)), dtype=np.int64)
 
 
-def _dual_bound_of(cuts, S):
-    "The largest dual bound of each support (rows of S)."
+def _dual_bound_of(cuts, S, center, k, m: int = 64):
+    """A dual bound of each support (rows of S, all in bucket k): the largest over the m dual
+    points with the highest bounds for the bucket (any subset gives a valid bound; at p = 1000
+    there are thousands of points, and the best few carry the bound)."""
     asum, W2 = _dual_points(cuts)
-    out = np.full(len(S), -np.inf)
-    for i in range(0, len(S), 2048):
-        u = W2[:, S[i:i + 2048]].sum(2)                  # (J, block)
-        out[i:i + 2048] = np.max((asum[:, None] - cuts.r * np.sqrt(u)) / cuts.n, axis=0)
-    return out
-
-
-def _dual_bound_of(cuts, S):
-    "The largest dual bound over the dual points of each support (rows of S)."
-    asum, W2 = _dual_points(cuts)
+    use = np.argsort(-_dual_bucket_lows(cuts, center, k), kind="stable")[:m]
+    asum, W2 = asum[use], W2[use]
     S = np.asarray(S, dtype=np.int64)
     out, step = np.empty(len(S)), max(1, 2 ** 22 // (len(asum) * S.shape[1]))
     for i in range(0, len(S), step):
@@ -2173,7 +2172,7 @@ class _HingeOABounds(_HingeOABuckets):
             if cand is None:                          # OA: one exact answer, no bound needed
                 cand, b = np.array([self._bucket_oa(cuts, center, j)]), np.full(1, -np.inf)
             else:
-                b = _dual_bound_of(cuts, cand)
+                b = _dual_bound_of(cuts, cand, center, j)
             for i in np.argsort(b, kind="stable"):
                 if b[i] > best_v[0] + margin:
                     break
