@@ -1961,22 +1961,27 @@ class _HingeOATopR(_HingeOABase):
         return L, vL
 
     def _enumerate_rest(self, cuts, S1, L, vL, R, st):
-        """Steps 3-4 without SCIP (the dual bounds below): the greedy members of the buckets with
-        >= 2 swaps join the list, then every support with >= 2 swaps whose dual bound is at most
-        the R-th score is scored, smallest bound first, until the next bound exceeds the list's
-        R-th score. None when the list is still shorter than R or a bucket would list more than
-        `max_enumerate` supports (the OA pulls then run instead)."""
-        s, t0 = len(S1), time.perf_counter()
-        G = np.array([_greedy_member(cuts, S1, k) for k in range(2, min(s, cuts.p - s) + 1)])
+        "Steps 3-4 without SCIP: `_enumerate` over the buckets with >= 2 swaps."
+        return self._enumerate(cuts, S1, L, vL, R, range(2, min(len(S1), cuts.p - len(S1)) + 1),
+                               st)
+
+    def _enumerate(self, cuts, S1, L, vL, R, ks, st):
+        """The exact top R of the list (L, vL) and the buckets `ks` around S1, by the dual bounds
+        below: the buckets' greedy members join the list, then every support of those buckets
+        whose dual bound is at most the R-th score is scored, smallest bound first, until the next
+        bound exceeds the list's R-th score. None when the list is still shorter than R or a
+        bucket would list more than `max_enumerate` supports (the caller then scores or pulls)."""
+        ks, t0 = list(ks), time.perf_counter()
+        G = np.array([_greedy_member(cuts, S1, k) for k in ks])
         L, vL = _sorted_top(np.vstack([L, G]), np.r_[vL, cuts.scores(G)], R)
         if len(vL) < R:
             return None
         cands = [_dual_candidates(cuts, S1, k, float(vL[-1]) + 1e-12, self.max_enumerate)
-                 for k in range(2, len(G) + 2)]
+                 for k in ks]
         if any(c is None for c in cands):
             return None
         C = np.vstack(cands)
-        b = np.concatenate([_dual_bound_of(cuts, c, S1, k) for k, c in enumerate(cands, 2)])
+        b = np.concatenate([_dual_bound_of(cuts, c, S1, k) for k, c in zip(ks, cands)])
         seen, scored = set(map(tuple, G.tolist())), 0
         for i in np.argsort(b, kind="stable"):
             if b[i] > vL[-1] + 1e-12:          # every support not scored lies above the R-th
@@ -1986,8 +1991,8 @@ class _HingeOATopR(_HingeOABase):
             if scored == self.max_pulls:          # the mutant: stop scoring early
                 break
             if time.perf_counter() - t0 > self.time_limit:
-                raise SolverError(f"the enumeration of the >= 2-swap supports exceeded its time "
-                                  f"limit of {self.time_limit:g} s")
+                raise SolverError(f"the enumeration of the supports near the best exceeded its "
+                                  f"time limit of {self.time_limit:g} s")
             seen.add(tuple(C[i]))
             L, vL = _sorted_top(np.vstack([L, C[i]]), np.r_[vL, cuts.solve(C[i])[0]], R)
             scored += 1
@@ -2126,19 +2131,20 @@ class _HingeOABounds(_HingeOABuckets):
         return X, y, s, r, tuple(sorted(center)), self._cuts(X, y, r)
 
     def bucket_bounds(self, X, y, s, center, *, r, loss="hinge", rule="exact"):
-        """(members, upper, lower): buckets 0 and 1 exactly (the one-swap scores), bucket k >= 2 by
-        a greedy member's exact score and the best dual bound; rule "at_least" takes the minimum
-        over buckets >= k of both."""
+        """(members, upper, lower): bucket 0 exactly, bucket k >= 1 by a greedy member's exact score
+        and the best dual bound (bucket 1 exactly, from all one-swap scores, when
+        max_enumerate = -1); rule "at_least" takes the minimum over buckets >= k of both."""
         X, y, s, r, center, cuts = self._bucket_setup(X, y, s, center, r, loss, rule)
         p, K = X.shape[1], min(s, X.shape[1] - s)
-        rows = [center]
-        if K >= 1:
+        rows, k0 = [center], 1 if self.max_enumerate >= 0 else 2   # k0: the first bounded bucket
+        if K >= 1 and k0 == 2:                        # bucket 1 exactly, from all one-swap scores
             P1 = one_swap_supports(center, p)
             rows.append(tuple(_sorted_top(P1, cuts.scores(P1), 1)[0][0]))
-        rows += [_greedy_member(cuts, center, k) for k in range(2, K + 1)]
+        rows += [_greedy_member(cuts, center, k) for k in range(k0, K + 1)]
         rows = np.array(rows, dtype=np.int64)
         up = cuts.scores(rows)
-        lo = np.r_[up[:2], [_dual_bucket_lower(cuts, center, k)[0] for k in range(2, K + 1)]]
+        lo = np.r_[up[:min(k0, K + 1)],
+                   [_dual_bucket_lower(cuts, center, k)[0] for k in range(k0, K + 1)]]
         lo = np.minimum(lo, up)
         if rule == "at_least":                        # min over the buckets >= k
             j = [k + int(np.argmin(up[k:])) for k in range(K + 1)]
@@ -2162,15 +2168,16 @@ class _HingeOABounds(_HingeOABuckets):
         k = check_int(k, "k", low=0, high=K)
         ks = list(range(k, K + 1)) if rule == "at_least" else [k]
         seed = [center] if 0 in ks else []
-        seed += [tuple(S) for S in one_swap_supports(center, p)] if 1 in ks else []
-        seed += [_greedy_member(cuts, center, j) for j in ks if j >= 2]
+        seed += [_greedy_member(cuts, center, j) for j in ks if j >= 1]
         best_S, best_v = _sorted_top(np.array(seed), cuts.scores(seed), 1)
         margin, t0 = 1e-12, time.perf_counter()
-        for j in (j for j in ks if j >= 2):
+        for j in (j for j in ks if j >= 1):
             cand = _dual_candidates(cuts, center, j, float(best_v[0]) + margin,
                                     self.max_enumerate)
-            if cand is None:                          # OA: one exact answer, no bound needed
-                cand, b = np.array([self._bucket_oa(cuts, center, j)]), np.full(1, -np.inf)
+            if cand is None:          # every one-swap support, or OA: exact, no bound needed
+                cand = (one_swap_supports(center, p) if j == 1
+                        else np.array([self._bucket_oa(cuts, center, j)]))
+                b = np.full(len(cand), -np.inf)
             else:
                 b = _dual_bound_of(cuts, cand, center, j)
             for i in np.argsort(b, kind="stable"):
@@ -2235,6 +2242,13 @@ class HingeOASearch(_HingeOABounds):
         cuts = self._cuts(X, y, r)
         S1, master = self._centre(X, y, s, cuts, st)
         st["oa_s"], t = time.perf_counter() - t, time.perf_counter()
+        K = min(s, p - s)
+        if self.max_enumerate >= 0 and 1 <= K and R <= K + 1:  # few: no one-swap scores needed
+            out = self._enumerate(cuts, S1, np.array([S1]), [cuts.solve(S1)[0]], R,
+                                  range(1, K + 1), st)
+            if out is not None:
+                st["one_swap_s"], st["certify_s"] = 0.0, time.perf_counter() - t
+                return _sorted_top(*out, R)
         P1 = one_swap_supports(S1, p)
         for S in P1:                                             # scores, and cuts for step 3
             master.add_cut(tuple(S), *cuts.cut(tuple(S)))
@@ -2373,10 +2387,10 @@ def verify_hinge_bucket_bounds(full: bool = False, rng=None) -> dict:
         X, y, _ = hinge_data(n, p, s, rng=g)
         E, _ = enumerate_supports(X, y, s, r=1.1, loss="hinge")
         for rule, c, cap in (("exact", E[0], None), ("at_least", E[0], None),
-                             ("exact", E[9], None), ("at_least", E[9], 0)):
+                             ("exact", E[9], None), ("at_least", E[9], -1)):
             m = HingeOASearch()
             if cap is not None:
-                m.max_enumerate = cap                 # every bucket >= 2 by the OA fallback
+                m.max_enumerate = cap       # never enumerate: all one-swap scores, OA beyond
             ref_S, ref_v = ExhaustiveSearch().best_per_bucket(X, y, s, c, r=1.1, loss="hinge",
                                                               rule=rule)
             mins = [m.bucket_minimum(X, y, s, c, k, r=1.1, rule=rule) for k in range(len(ref_v))]
@@ -2386,7 +2400,7 @@ def verify_hinge_bucket_bounds(full: bool = False, rng=None) -> dict:
             total += 1
             if rule == "exact":                       # the raw bounds, from every dual point so far
                 cuts = m._cuts(X, y, 1.1)
-                for k in range(2, len(ref_v)):
+                for k in range(1, len(ref_v)):
                     raw_ok += _dual_bucket_lower(cuts, c, k)[0] <= ref_v[k] + tol
                     caught += _dual_bucket_lower(cuts, c, k, mutant=True)[0] > ref_v[k] + tol
                     raw_total += 1
