@@ -2160,8 +2160,10 @@ class _HingeOABounds(_HingeOABuckets):
 
     def bucket_minimum(self, X, y, s, center, k, *, r, loss="hinge", rule="exact"):
         """(support, exact score) of bucket k's minimum (or of the buckets >= k): the supports whose
-        dual bound lies below the best score found are scored, best bound first, until the next
-        bound exceeds it; OA when that list would exceed `max_enumerate` supports."""
+        dual bound is at most a threshold theta are scored, for theta rising from the bucket's lower
+        bound towards the best score found, doubling its distance from the bound, until the best
+        score is at most theta; every support not scored then lies above it. All one-swap scores
+        (bucket 1) or OA when a list would exceed `max_enumerate` supports."""
         X, y, s, r, center, cuts = self._bucket_setup(X, y, s, center, r, loss, rule)
         p = X.shape[1]
         K = min(s, p - s)
@@ -2169,26 +2171,39 @@ class _HingeOABounds(_HingeOABuckets):
         ks = list(range(k, K + 1)) if rule == "at_least" else [k]
         seed = [center] if 0 in ks else []
         seed += [_greedy_member(cuts, center, j) for j in ks if j >= 1]
-        best_S, best_v = _sorted_top(np.array(seed), cuts.scores(seed), 1)
-        margin, t0 = 1e-12, time.perf_counter()
+        best = _sorted_top(np.array(seed), cuts.scores(seed), 1)
+        t0 = time.perf_counter()
         for j in (j for j in ks if j >= 1):
-            cand = _dual_candidates(cuts, center, j, float(best_v[0]) + margin,
-                                    self.max_enumerate)
+            best = self._bucket_scan(cuts, center, j, best, t0)
+        return best[0][0], float(best[1][0])
+
+    def _bucket_scan(self, cuts, center, j, best, t0, margin=1e-12):
+        "The better of `best` and bucket j's minimum (see `bucket_minimum`)."
+        low = _dual_bucket_lower(cuts, center, j)[0]
+        step = max((float(best[1][0]) - low) / 1024, margin)
+        theta = low + step
+        while low <= best[1][0] + margin:                 # else the bucket cannot beat `best`
+            theta = min(theta, float(best[1][0]))
+            cand = _dual_candidates(cuts, center, j, theta + margin, self.max_enumerate)
             if cand is None:          # every one-swap support, or OA: exact, no bound needed
-                cand = (one_swap_supports(center, p) if j == 1
+                cand = (one_swap_supports(center, cuts.p) if j == 1
                         else np.array([self._bucket_oa(cuts, center, j)]))
-                b = np.full(len(cand), -np.inf)
+                b, theta = np.full(len(cand), -np.inf), np.inf
             else:
                 b = _dual_bound_of(cuts, cand, center, j)
             for i in np.argsort(b, kind="stable"):
-                if b[i] > best_v[0] + margin:
+                if b[i] > min(theta, best[1][0]) + margin:
                     break
                 if time.perf_counter() - t0 > self.time_limit:
                     raise SolverError(f"bucket minimum exceeded its time limit of "
                                       f"{self.time_limit:g} s")
-                best_S, best_v = _sorted_top(np.vstack([best_S, cand[i]]),
-                                             np.r_[best_v, cuts.solve(cand[i])[0]], 1)
-        return best_S[0], float(best_v[0])
+                best = _sorted_top(np.vstack([best[0], cand[i]]),
+                                   np.r_[best[1], cuts.solve(cand[i])[0]], 1)
+            if best[1][0] <= theta + margin:              # the rest lies above theta
+                break
+            step *= 2
+            theta = low + step
+        return best
 
 # %% ../nbs/51_bss_mip.ipynb #ec0f1998
 class HingeOASearch(_HingeOABounds):
