@@ -1880,6 +1880,7 @@ class _HingeOABase(SearchBackend):
         self.max_enumerate = 1_000_000            # supports a dual enumeration may list (-1: never)
 
     def _setup(self, X, y, s, r, loss):
+        self.max_enumerate = check_int(self.max_enumerate, "max_enumerate", low=-1)
         if loss != "hinge":
             raise ValueError(f"HingeOASearch supports loss='hinge' only, got {loss!r}")
         X, y = _check_data(X, y, "hinge")
@@ -2032,16 +2033,17 @@ class _HingeOABuckets(_HingeOATopR):
 def _dual_points(cuts):
     """(sum alpha, w^2 = (X'(y * alpha))^2) of every dual point computed so far (one per scored
     support): arrays (J,) and (J, p), kept on `cuts` (dropped with it) and extended as it grows."""
-    cache = cuts.__dict__.setdefault("_dual", {})
-    new = [S for S in cuts.known if S not in cache]
-    for i in range(0, len(new), 256):
-        block = new[i:i + 256]
-        A = np.column_stack([cuts.known[S][1] for S in block])
-        W2 = (cuts.M.T @ A) ** 2
-        for j, S in enumerate(block):
-            cache[S] = (float(A[:, j].sum()), W2[:, j])
-    return (np.array([a for a, _ in cache.values()]),
-            np.vstack([w for _, w in cache.values()]))
+    done = cuts.__dict__.setdefault("_dual", set())
+    asum, W2 = cuts.__dict__.get("_dual_stack", (np.empty(0), np.empty((0, cuts.p))))
+    new = [S for S in cuts.known if S not in done]
+    if new:
+        blocks = [np.column_stack([cuts.known[S][1] for S in new[i:i + 256]])
+                  for i in range(0, len(new), 256)]
+        asum = np.concatenate([asum] + [A.sum(0) for A in blocks])
+        W2 = np.vstack([W2] + [((cuts.M.T @ A) ** 2).T for A in blocks])
+        cuts._dual_stack = (asum, W2)
+        done.update(new)
+    return asum, W2
 
 
 def _dual_bucket_lows(cuts, center, k, mutant: bool = False):
@@ -2075,11 +2077,29 @@ def _greedy_member(cuts, center, k):
     return tuple(sorted(np.r_[keep, add].tolist()))
 
 
+def _subsets_at_least(wo, k, need, cap):
+    """Rows of positions into `wo` (sorted descending) of every k-subset whose sum is >= need, in
+    lexicographic order; None when there are more than `cap`."""
+    if k == 1:
+        m = int(np.searchsorted(-wo, -need, side="right"))          # the entries >= need
+        return np.arange(m, dtype=np.int64)[:, None] if m <= cap else None
+    out, total = [], 0
+    for i in range(len(wo) - k + 1):
+        if wo[i] + wo[i + 1:i + k].sum() < need:   # the best subset from i on fails: so do the rest
+            break
+        sub = _subsets_at_least(wo[i + 1:], k - 1, need - wo[i], cap - total)
+        if sub is None:
+            return None
+        out.append(np.column_stack([np.full(len(sub), i, dtype=np.int64), sub + i + 1]))
+        total += len(sub)
+    return np.vstack(out) if out else np.empty((0, k), dtype=np.int64)
+
+
 def _dual_candidates(cuts, center, k, theta, cap):
     """Every support of bucket k whose bound from the bucket's best dual point is <= theta, as
-    rows; None when more than `cap` would have to be looked at. The bound is <= theta exactly
-    when sum_{A} w_i^2 >= tau^2 - sum_{keep} w_i^2 for the added set A, tau = (sum alpha - n theta)/r;
-    a column can be in such an A only if its w_i^2 plus the k - 1 largest others reach that."""
+    rows; None when there are more than `cap`. The bound is <= theta exactly when the added set A
+    has sum_{A} w_i^2 >= tau^2 - sum_{kept} w_i^2, tau = (sum alpha - n theta) / r (any A when
+    tau <= 0)."""
     asum, W2 = _dual_points(cuts)
     j = _dual_bucket_lower(cuts, center, k)[1]
     a, w = asum[j], W2[j]
@@ -2088,16 +2108,14 @@ def _dual_candidates(cuts, center, k, theta, cap):
     o = others[np.argsort(-w[others], kind="stable")]
     wo = w[o]
     tau = (a - cuts.n * theta) / cuts.r
-    rows, count = [], 0
+    rows, total = [], 0
     for D in combinations(range(len(C)), k):
         keep = np.delete(C, D)
         need = tau ** 2 - w[keep].sum() if tau > 0 else -np.inf
-        m = int(np.sum(wo + wo[:k - 1].sum() >= need)) if k else 0
-        count += math.comb(m, k)
-        if count > cap:
+        A = _subsets_at_least(wo, k, need, cap - total)
+        if A is None:
             return None
-        A = np.array(list(combinations(range(m), k)), dtype=np.int64).reshape(-1, k)
-        A = A[wo[A].sum(1) >= need]
+        total += len(A)
         rows.append(np.sort(np.column_stack([np.broadcast_to(keep, (len(A), len(keep))),
                                              o[A]]), axis=1))
     return np.vstack(rows) if rows else np.empty((0, len(C)), dtype=np.int64)
@@ -2153,8 +2171,7 @@ class _HingeOABounds(_HingeOABuckets):
 
     def _bucket_oa(self, cuts, center, k):
         "Bucket k's minimum by OA (the fallback when its enumeration would be too long)."
-        P1 = [tuple(S) for S in one_swap_supports(center, cuts.p)]
-        master = self._master(cuts, len(center), [center] + P1)
+        master = self._master(cuts, len(center), [center] + list(cuts.known))  # cuts so far
         master.add_subset_sum(list(center), rhs=len(center) - k, lhs=len(center) - k)
         return tuple(sorted(self._oa(cuts, master)[0]))
 
@@ -2191,14 +2208,20 @@ class _HingeOABounds(_HingeOABuckets):
                 b, theta = np.full(len(cand), -np.inf), np.inf
             else:
                 b = _dual_bound_of(cuts, cand, center, j)
-            for i in np.argsort(b, kind="stable"):
-                if b[i] > min(theta, best[1][0]) + margin:
+            todo = np.ones(len(cand), bool)
+            while True:              # 32 at a time, smallest bound first; their dual points
+                live = np.flatnonzero(todo & (b <= min(theta, best[1][0]) + margin))
+                if not len(live):    # then tighten the bounds of the rest
                     break
-                if time.perf_counter() - t0 > self.time_limit:
-                    raise SolverError(f"bucket minimum exceeded its time limit of "
-                                      f"{self.time_limit:g} s")
-                best = _sorted_top(np.vstack([best[0], cand[i]]),
-                                   np.r_[best[1], cuts.solve(cand[i])[0]], 1)
+                for i in live[np.argsort(b[live], kind="stable")[:32]]:
+                    if time.perf_counter() - t0 > self.time_limit:
+                        raise SolverError(f"bucket minimum exceeded its time limit of "
+                                          f"{self.time_limit:g} s")
+                    best = _sorted_top(np.vstack([best[0], cand[i]]),
+                                       np.r_[best[1], cuts.solve(cand[i])[0]], 1)
+                    todo[i] = False
+                if np.isfinite(theta) and todo.any():
+                    b[todo] = _dual_bound_of(cuts, cand[todo], center, j)
             if best[1][0] <= theta + margin:              # the rest lies above theta
                 break
             step *= 2
@@ -2214,11 +2237,13 @@ class HingeOASearch(_HingeOABounds):
     support, exact one-swap scores, then the supports with >= 2 swaps: every one whose dual
     bound does not exceed the list's R-th score is scored, or, when that would list more than
     `max_enumerate` supports, the best ones are pulled one at a time by exclusion cuts until
-    the list is certified); `best_per_bucket` by the constraint sum_{i in centre} z_i = s - k
-    (rule "exact") or <= s - k ("at_least"); `bucket_bounds` and `bucket_minimum` answer the
-    mistakes method from the dual points already computed (exact minima by threshold
-    enumeration, OA beyond `max_enumerate`). Exact scores only. It releases nothing itself,
-    and drops its caches when a release ends (`forget`).
+    the list is certified; for R <= min(s, p - s) + 1 the dual listing runs from the best
+    support without the one-swap scores); `best_per_bucket` by the constraint
+    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"); `bucket_bounds` and
+    `bucket_minimum` answer the mistakes method from the dual points already computed (bounds
+    for every bucket k >= 1, exact minima by threshold enumeration, all one-swap scores or OA
+    beyond `max_enumerate`). Exact scores only. It releases nothing itself, and drops its
+    caches when a release ends (`forget`).
 
     Parameters
     ----------
@@ -2242,7 +2267,9 @@ class HingeOASearch(_HingeOABounds):
         A parameter out of range or of the wrong type (named), at construction.
     SolverError
         At search time: a solve failed or hit `time_limit` (data-dependent: not covered by the
-        privacy guarantee; do not retry with another seed).
+        privacy guarantee; do not retry with another seed). In `mistakes_select` a bucket
+        minimum is computed only when a draw needs it, so the error can also depend on the draw:
+        the run is then void, and rerunning it with another seed is not private.
     """
 
     def top_r(self, X, y, s, R, *, r, loss="hinge"):
@@ -2341,7 +2368,8 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
 def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
     # fixed instances (rng unused): the check must hold on one and fail on others
     cases = [(*hinge_data(2000, 10, 2, rng=0)[:2], 2), (*hinge_data(600, 12, 3, rng=2)[:2], 3),
-             (*_hinge_swap_data(400, 0), 2)]
+             (*_hinge_swap_data(400, 0), 2),
+             (*hinge_data(100, 9, 3, b=1.0, rng=6)[:2], 3)]        # margins past 1: kinks
     ok = total = 0
     checks, naive_wrong, early_wrong = [], 0, 0
     for X, y, s in cases:
@@ -2396,10 +2424,13 @@ def verify_hinge_bucket_bounds(full: bool = False, rng=None) -> dict:
     # scores lie in [0, 1]; a dual bound at the minimiser's own dual point equals the scorer's
     # certified lower end, so only rounding (n eps ~ 1e-13 at n <= 400) may put it above
     tol = 1e-12
-    cases = [(200, 10, 3), (300, 11, 4)] + ([(120, 9, 2), (400, 12, 4)] if full else [])
+    # at b = 0.5 and s <= 3 no margin reaches 1, the score is linear and every dual point is
+    # alpha = 1; the instances with b = 1 have hinge kinks, so the dual points differ
+    cases = [(200, 10, 3, 0.5), (300, 11, 4, 0.5), (100, 9, 3, 1.0)] + (
+        [(120, 9, 2, 0.5), (400, 12, 4, 0.5), (150, 10, 3, 1.0)] if full else [])
     ok = total = raw_ok = raw_total = caught = 0
-    for n, p, s in cases:
-        X, y, _ = hinge_data(n, p, s, rng=g)
+    for n, p, s, b in cases:
+        X, y, _ = hinge_data(n, p, s, b=b, rng=g)
         E, _ = enumerate_supports(X, y, s, r=1.1, loss="hinge")
         for rule, c, cap in (("exact", E[0], None), ("at_least", E[0], None),
                              ("exact", E[9], None), ("at_least", E[9], -1)):
@@ -2419,8 +2450,8 @@ def verify_hinge_bucket_bounds(full: bool = False, rng=None) -> dict:
                     raw_ok += _dual_bucket_lower(cuts, c, k)[0] <= ref_v[k] + tol
                     caught += _dual_bucket_lower(cuts, c, k, mutant=True)[0] > ref_v[k] + tol
                     raw_total += 1
-    X, y, _ = hinge_data(300, 10, 3, rng=g)
-    kw = dict(epsilon=2.0, r=1.1, b_x=0.5, loss="hinge", gap_check="warn")
+    X, y, _ = hinge_data(100, 9, 3, b=1.0, rng=g)       # kinks, and buckets refined by draws
+    kw = dict(epsilon=2.0, r=1.1, b_x=1.0, loss="hinge", gap_check="warn")
     seeds = range(20 if full else 6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

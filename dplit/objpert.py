@@ -559,7 +559,7 @@ def prediction_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: floa
         One per method and the oracle: method, n, p, mse, utility (means over draws), correct
         (share of draws equal to the true support), seconds, failed (a solver error).
     """
-    from dplit.bss import ExhaustiveSearch, _effective_delta
+    from dplit.bss import ExhaustiveSearch, _check_search, _effective_delta
     from dplit.bss_experiments import METHODS_LS, _run_method
     from dplit.bss_mip import MIPSearch, SolverError, bss_data
     if isinstance(methods, str):                   # checked before any draw
@@ -572,10 +572,12 @@ def prediction_trial(n: int, p: int, s: int, rng, *, methods=None, epsilon: floa
     mcmc_iter = check_int(mcmc_iter, "mcmc_iter", low=1)
     if mcmc_chains_ is not None:
         mcmc_chains_ = check_int(mcmc_chains_, "mcmc_chains_", low=1)
+    test_fraction = check_in_range(test_fraction, "test_fraction", 0, 1, False, False)
+    search = None if search is None else _check_search(search)
     g = as_rng(rng)
     X, y, truth = bss_data(n, p, s, rng=g)
     perm = g.permutation(n)
-    n_te = int(round(check_in_range(test_fraction, "test_fraction", 0, 1, False, False) * n))
+    n_te = int(round(test_fraction * n))
     Xte, yte, Xtr, ytr = X[perm[:n_te]], y[perm[:n_te]], X[perm[n_te:]], y[perm[n_te:]]
     if search is None:
         search = (ExhaustiveSearch() if math.comb(p, s) <= 2_000_000

@@ -11,7 +11,8 @@ from dplit.objpert import prediction_trial
 @pytest.mark.parametrize("kw, name", [
     (dict(methods=["top_r", "lasso"]), "lasso"), (dict(methods="top_r"), "methods"),
     (dict(epsilon=0.0), "epsilon"), (dict(epsilon=float("nan")), "epsilon"), (dict(draws=0), "draws"),
-    (dict(mcmc_iter=0), "mcmc_iter"), (dict(mcmc_chains_=0), "mcmc_chains_")])
+    (dict(mcmc_iter=0), "mcmc_iter"), (dict(mcmc_chains_=0), "mcmc_chains_"),
+    (dict(test_fraction=1.5), "test_fraction"), (dict(search="exhaustive"), "search")])
 def test_bad_run_keywords_raise_before_any_draw(kw, name):
     g = np.random.default_rng(0)
     state = g.bit_generator.state
@@ -27,6 +28,8 @@ class _Refuses:
 
     def top_r(self, *a, **kw):
         raise SolverError("refused")
+
+    best_per_bucket = top_r
 
 
 def test_refused_oracle_fails_every_row():
