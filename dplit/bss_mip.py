@@ -1832,6 +1832,9 @@ class HingeCuts:
     ----------
     X, y : data (y in {-1, +1}); r : ball radius
     half : the 1/2 of the tangent (1.0 is a wrong mutant kept for the check)
+
+    Where the ball does not bind at S (w_S ~ 0, the tangent's slope beyond 1e6) the cut is
+    eta >= score(S) (1 - (s - sum_{i in S} z_i)) instead: exact at S, and at most 0 elsewhere.
     """
 
     def __init__(self, X, y, r, half: float = 0.5):
@@ -1863,7 +1866,12 @@ class HingeCuts:
             w2 = (self.M.T @ alpha) ** 2
             t = max(math.sqrt(float(w2[list(S)].sum())), 1e-12)
             value = (alpha.sum() - self.r * t) / self.n
-            self._cuts[S] = (float(value), -self.half * self.r / (self.n * t) * w2, score)
+            grad = -self.half * self.r / (self.n * t) * w2
+            if np.max(-grad) > 1e6:   # ball not binding at S (w_S ~ 0): a slope SCIP cannot hold
+                grad = np.zeros(self.p)   # instead eta >= score (1 - (s - sum_{i in S} z_i)),
+                grad[list(S)] = score     # valid as scores are >= 0, tight at S
+                value = score
+            self._cuts[S] = (float(value), grad, score)
         return self._cuts[S]
 
 # %% ../nbs/51_bss_mip.ipynb #520b0738
