@@ -2076,7 +2076,8 @@ def _dual_bucket_lower(cuts, center, k, mutant: bool = False):
 
 
 def _greedy_member(cuts, center, k):
-    "Bucket k's member that the centre's dual point ranks best: its k weakest swapped for k strongest."
+    """Bucket k's member that the centre's dual point ranks best: its k weakest columns swapped for
+    the k strongest outside it."""
     w2 = (cuts.M.T @ cuts.solve(center)[1]) ** 2
     C = np.array(sorted(center))
     others = np.setdiff1d(np.arange(cuts.p), C)
@@ -2148,12 +2149,7 @@ class _HingeOABounds(_HingeOABuckets):
     __doc__ = _HingeOABase.__doc__
 
     def _bucket_setup(self, X, y, s, center, r, loss, rule):
-        X, y, s, r = self._setup(X, y, s, r, loss)
-        if rule not in ("exact", "at_least"):
-            raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
-        center = _as_support(center, X.shape[1], "center")
-        if len(center) != s:
-            raise ValueError(f"center must have s = {s} elements, got {len(center)}")
+        X, y, s, r, center = MIPSearch._bucket_setup(self, X, y, s, center, r, loss, rule)
         return X, y, s, r, tuple(sorted(center)), self._cuts(X, y, r)
 
     def bucket_bounds(self, X, y, s, center, *, r, loss="hinge", rule="exact"):
@@ -2368,7 +2364,8 @@ def _hinge_swap_data(n: int, rng=None) -> tuple:
 @register_check(
     "bss_mip_hinge_top_r_exact",
     "HingeOASearch.top_r (OA + exact one-swap scores + certified >= 2-swap pulls, or the dual "
-    "enumeration instead of the pulls) lists the enumerated top R, in order, for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
+    "enumeration instead of the pulls) lists the enumerated top R, in order,"
+    " for R = 1, 5, 2 + (p - s)s and beyond, on instances where "
     "Appendix B's check holds and where it fails; stopping after one pull (the check trusted) "
     "is wrong on one of them, and so is an enumeration that scores nothing",
     "Prastakos, Behdin & Mazumder (2025), App B and C",
@@ -2403,7 +2400,8 @@ def verify_hinge_top_r_exact(full: bool = False, rng=None) -> dict:
     fails = checks.count(False)
     return dict(measured=f"{ok}/{total} lists equal enumeration; Appendix B check held on "
                          f"{checks.count(True)}, failed on {fails} instance(s); one-pull mutant "
-                         f"wrong on {naive_wrong}; enumeration stopped at once wrong on {early_wrong}",
+                         f"wrong on {naive_wrong}; enumeration stopped at once wrong on "
+                         f"{early_wrong}",
                 tolerance="all equal; the check fails somewhere and holds somewhere; both mutants "
                           "are wrong somewhere",
                 passed=(ok == total and 0 < fails < len(checks) and naive_wrong >= 1
