@@ -1844,6 +1844,7 @@ class HingeCuts:
         self.M = self.y[:, None] * self.X
         self.gamma = score_tolerance(self.n, loss="hinge") / 10   # as support_scores
         self.known, self._cuts = {}, {}
+        self.support_cuts = set()         # the supports whose cut is the support cut below
 
     def solve(self, S):
         "(exact score, alpha) of the support S (sorted tuple), the score as `support_scores`."
@@ -1871,6 +1872,7 @@ class HingeCuts:
                 grad = np.zeros(self.p)   # instead eta >= score (1 - (s - sum_{i in S} z_i)),
                 grad[list(S)] = score     # valid as scores are >= 0, tight at S
                 value = score
+                self.support_cuts.add(S)
             self._cuts[S] = (float(value), grad, score)
         return self._cuts[S]
 
@@ -2311,18 +2313,38 @@ class HingeOASearch(_HingeOABounds):
 @register_check(
     "bss_mip_hinge_cut_validity",
     "every hinge dual cut under-estimates the exact hinge score at every feasible binary z and "
-    "is tight at its own support; a mutant tangent (slope doubled) is rejected",
+    "is tight at its own support, also where the ball does not bind (the support cut); a mutant "
+    "tangent (slope doubled) and a flat support cut (eta >= score everywhere) are rejected",
     "Prastakos, Behdin & Mazumder (2025), App C; our exact dual cuts",
 )
 def verify_hinge_cut_validity(full: bool = False, rng=None) -> dict:
-    X, y, _ = hinge_data(120 if full else 60, 9 if full else 8, 2, rng=rng)
+    g, every = as_rng(rng), 2 if full else 3
+    X, y, _ = hinge_data(120 if full else 60, 9 if full else 8, 2, rng=g)
     E, ve = enumerate_supports(X, y, 2, r=1.1, loss="hinge")
-    worst, tight = _max_cut_excess(HingeCuts(X, y, 1.1), E, ve, every=2 if full else 3)
-    bad = _max_cut_excess(HingeCuts(X, y, 1.1, half=1.0), E, ve, every=2 if full else 3)[0]
-    return dict(measured=f"max(cut - score) = {worst:.2e}, error at own point {tight:.2e}; "
-                         f"mutant excess {bad:.3g}",
-                tolerance="<= 1e-8 and tight to 1e-6; mutant > 1e-6",
-                passed=worst <= 1e-8 and tight <= 1e-6 and bad > 1e-6)
+    worst, tight = _max_cut_excess(HingeCuts(X, y, 1.1), E, ve, every=every)
+    bad = _max_cut_excess(HingeCuts(X, y, 1.1, half=1.0), E, ve, every=every)[0]
+    X1, y1, _ = hinge_data(60, 8, 3, b=1.0, rng=g)       # margins past 1: the ball does not bind
+    E1, ve1 = enumerate_supports(X1, y1, 3, r=1.1, loss="hinge")
+    cuts1 = HingeCuts(X1, y1, 1.1)
+    worst1, tight1 = _max_cut_excess(cuts1, E1, ve1, every=every)
+    flat = _FlatSupportCuts(X1, y1, 1.1)
+    bad1 = _max_cut_excess(flat, E1, ve1, every=every)[0]
+    return dict(measured=f"max(cut - score) = {max(worst, worst1):.2e}, error at own point "
+                         f"{max(tight, tight1):.2e}; support cuts {len(cuts1.support_cuts)}; "
+                         f"mutant excess {bad:.3g}, flat support cut {bad1:.3g}",
+                tolerance="<= 1e-8 and tight to 1e-6; >= 1 support cut; mutants > 1e-6",
+                passed=(max(worst, worst1) <= 1e-8 and max(tight, tight1) <= 1e-6
+                        and len(cuts1.support_cuts) > 0 and bad > 1e-6 and bad1 > 1e-6))
+
+
+class _FlatSupportCuts(HingeCuts):
+    "A wrong mutant for the check: where the support cut applies, eta >= score(S) at every z."
+
+    def cut(self, S):
+        v, grad, score = super().cut(S)
+        if tuple(sorted(int(i) for i in S)) in self.support_cuts:
+            return score, np.zeros_like(grad), score
+        return v, grad, score
 
 
 @register_check(
