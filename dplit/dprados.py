@@ -1250,19 +1250,23 @@ def _choose_batch(r_all: np.ndarray, active: np.ndarray, wfi: str) -> np.ndarray
 
 
 def _boost_batch(R: np.ndarray, T: int, wfi: str = "best", kappa: float = 1.0,
-                 keep: str = "rado_risk", r_max: float = 1 - 1e-10) -> np.ndarray:
+                 keep: str = "rado_risk", r_max: float = 1 - 1e-10, trace: bool = False):
     """RadoBoost (Algorithm 1 with the kappa-matched update) on a batch of rado sets R of shape
-    (B, n, d), one independent run per set; the kept theta of each run, shape (B, d)."""
+    (B, n, d), one independent run per set; the kept theta of each run, shape (B, d). With
+    `trace`, also the run's decisions and edges: a dict of `iota` (chosen feature), `r` (the edge
+    used) and `risk` (rado risk of the iterate, NaN unless keep='rado_risk'), each (B, T)."""
     B, n, d = R.shape
+    tr = dict(iota=np.empty((B, T), np.int64), r=np.empty((B, T)), risk=np.full((B, T), np.nan))
     pistar = np.abs(R).max(axis=1)
     active = pistar > 0
     Rn = np.divide(R, pistar[:, None, :], out=np.zeros_like(R), where=active[:, None, :])
     w, rows = np.full((B, n), 1.0 / n), np.arange(B)
     theta, kept, best = np.zeros((B, d)), np.zeros((B, d)), np.full(B, np.inf)
-    for _ in range(T):
+    for t in range(T):
         r_all = (w[:, None, :] @ Rn)[:, 0]                              # Eq. 9, every feature
         k = _choose_batch(r_all, active, wfi)
         r = np.clip(r_all[rows, k], -r_max, r_max)
+        tr["iota"][:, t], tr["r"][:, t] = k, r
         a, x = np.arctanh(r) / kappa, Rn[rows, :, k]
         if kappa == 1.0:                                              # Eq. 11
             w = w * (1.0 - r[:, None] * x) / (1.0 - r * r)[:, None]
@@ -1275,7 +1279,9 @@ def _boost_batch(R: np.ndarray, T: int, wfi: str = "best", kappa: float = 1.0,
             risk = special.logsumexp(-np.einsum("bnd,bd->bn", R, theta), axis=1)
             better = risk < best
             kept[better], best[better] = theta[better], risk[better]
-    return theta if keep == "last" else kept
+            tr["risk"][:, t] = risk
+    out = theta if keep == "last" else kept
+    return (out, tr) if trace else out
 
 
 # %% ../nbs/32_dprados.ipynb #i24r-c03
