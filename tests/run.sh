@@ -77,6 +77,18 @@ export DPLIT_REQUIRE_DATA=1  # tests/test_data.py fails (instead of skipping) wh
 # PYTHONDONTWRITEBYTECODE set, every process would compile numpy, scipy, pandas ... from source at each import
 # (the notebooks took 661 s of work instead of 489 s in one measurement)
 unset PYTHONDONTWRITEBYTECODE
+# The portability check (issue 35): DPLIT_BLAS=single runs everything with one BLAS thread and the machine's
+# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset (OpenBLAS then picks its kernel for this CPU); DPLIT_BLAS=NAME
+# (e.g. Haswell, Sandybridge) also forces that OpenBLAS kernel. No check may depend on the last bit of a float that
+# two code paths compute, so the suite must pass under every configuration. CI runs the default one.
+if [ -n "${DPLIT_BLAS:-}" ]; then
+  unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+  export OPENBLAS_NUM_THREADS=1
+  if [ "$DPLIT_BLAS" != single ]; then export OPENBLAS_CORETYPE="$DPLIT_BLAS"; fi
+fi
+python -c "import numpy; from threadpoolctl import threadpool_info as t; b = [i for i in t() if i['user_api'] == 'blas'][0]; \
+print(f\"== BLAS: {b['internal_api']} {b['version']}, kernel {b.get('architecture')}, {b['num_threads']} thread(s)\")" \
+  || true
 if [ "$setup_only" = 1 ]; then echo "== set-up done ($(( $(date +%s) - t0 )) s)"; exit 0; fi
 
 echo "== notebooks, package and README in sync"
