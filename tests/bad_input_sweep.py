@@ -275,7 +275,7 @@ ROLES = {
     "x": "vector", "q": "unit", "bounds": "pair", "quantiles": "pair", "feature_range": "pair",
     "n_grid": "count", "estimator": "object", "param_grid": "object", "gamma": "prob",
     "error_bound": "pos", "validation_fraction": "prob", "accountant": "object", "label": "text",
-    "run": "callable", "epsilon_run": "eps",
+    "run": "callable", "epsilon_run": "eps", "schema": "object",
 }
 
 _R, _A = "raise", "any"
