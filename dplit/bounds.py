@@ -10,7 +10,7 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .audit import AuditCase, register_audit
@@ -20,7 +20,8 @@ from .core import check_random_state, check_real_data, warn_clipped
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
-__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler']
+__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler',
+           'private_target_regressor']
 
 # %% ../nbs/09_bounds.ipynb #604a4be7
 def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
@@ -463,6 +464,78 @@ def _column_kinds(X, schema) -> dict:
             raise ValueError(f"schema[{key!r}] must satisfy low < high, got {tuple(kind)}")
         kinds[k] = (float(lo), float(hi))
     return kinds
+
+# %% ../nbs/09_bounds.ipynb #8492c640
+def private_target_regressor(regressor, *, epsilon=1.0, bounds=(-100.0, 100.0),
+                             quantiles=(0.05, 0.95), n_grid=1001, feature_range=(-1.0, 1.0),
+                             relation="add/remove", random_state=None, accountant=None):
+    r"""`regressor` fitted on $y$ clipped and scaled to a private range of $y$, predictions mapped
+    back: $\varepsilon$ on $y$'s range plus the regressor's own spend, under `relation`.
+
+    Parameters
+    ----------
+    regressor : estimator
+        The (private) regressor, fitted on the transformed $y$; its spend is its own.
+    epsilon : float, default 1
+        Budget of $y$'s range (two private quantiles at epsilon / 2 each).
+    bounds : pair of float, default (-100, 100)
+        Public coarse range of $y$ (from its meaning, never its values).
+    quantiles : pair of float, default (0.05, 0.95)
+        The quantiles of $y$ that become its clipping range.
+    n_grid : int, default 1001
+        Grid points over `bounds`.
+    feature_range : pair of float, default (-1, 1)
+        Where the clipped $y$ is mapped (the regressor's bound on $y$).
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        Neighbouring relation of the range's guarantee.
+    random_state : int or None, default None
+        Seed of the range's release.
+    accountant : BudgetAccountant or None, default None
+        Charged the range's spend before its draw (the regressor charges its own).
+
+    Returns
+    -------
+    sklearn.compose.TransformedTargetRegressor
+        With `check_inverse` off; after `fit`, `transformer_.ranges_` is $y$'s released range and
+        `spend_` the two spends composed.
+    """
+    scaler = PrivateClipScaler(epsilon=epsilon, bounds=bounds, quantiles=quantiles, n_grid=n_grid,
+                               feature_range=feature_range, relation=relation,
+                               random_state=random_state, accountant=accountant)
+    return _private_target_class()(regressor=regressor, transformer=scaler, check_inverse=False)
+
+# %% ../nbs/09_bounds.ipynb #615bd53c
+def _private_target_class():
+    "The TransformedTargetRegressor that validates everything before the range's draw."
+    from sklearn.compose import TransformedTargetRegressor
+
+    if "_PrivateTarget" not in globals():
+        class _PrivateTarget(TransformedTargetRegressor):
+            "A TransformedTargetRegressor whose fit validates all inputs before any draw."
+            def fit(self, X, y, **fit_params):
+                check_real_data(y, "y")
+                y = check_array(y, "y", ndim=1)      # finite reals, one column
+                sc = self.transformer
+                sc.expected_spend(1), sc._column_bounds(1), _feature_range(sc.feature_range)
+                coarse_grid(sc._column_bounds(1)[0], sc.n_grid)
+                if type(self.regressor).__module__.split(".")[0] == "dplit":
+                    from dplit.accountant import planned_spend
+                    planned_spend(clone(self.regressor), np.shape(X)[1])  # its parameters
+                super().fit(X, y, **fit_params)
+                parts = [self.transformer_.spend_, getattr(self.regressor_, "spend_", None)]
+                if parts[1] is not None and parts[0].relation == parts[1].relation:
+                    self.spend_ = compose(parts, mechanism="private target + regressor")
+                return self
+        _PrivateTarget.__module__, _PrivateTarget.__qualname__ = __name__, "_PrivateTarget"
+        globals()["_PrivateTarget"] = _PrivateTarget
+    return globals()["_PrivateTarget"]
+
+
+def __getattr__(name: str):
+    "The private-target class is made on first use (pickles find it by name)."
+    if name == "_PrivateTarget":
+        return _private_target_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../nbs/09_bounds.ipynb #c90292a9
 _Q_PAIR = ((3.5,) * 5, (3.5,) * 5 + (-0.5,))
