@@ -257,8 +257,6 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Neighbouring relation of the guarantee.
     random_state : int or None, default None
         Seed of the fit.
-    accountant : BudgetAccountant or None, default None
-        Charged the planned spend of every `fit` before anything is drawn.
     schema : dict or None, default None
         Public kinds of columns, keyed by column name (a DataFrame) or index: ``"binary"`` (range
         [0, 1], nothing spent), ``"private"`` (a private range within `bounds`), or a pair
@@ -266,6 +264,8 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Columns not named take their kind from the dtype: bool is binary, a pandas categorical
         with numeric categories has the public range [min, max] of its categories (the
         categories must be declared, not read off the data), any other column is private.
+    accountant : BudgetAccountant or None, default None
+        Charged the planned spend of every `fit` before anything is drawn.
 
     Notes
     -----
@@ -289,7 +289,7 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
                  n_grid=1001, feature_range=(-1.0, 1.0), relation="add/remove",
-                 random_state=None, accountant=None, schema=None):
+                 random_state=None, schema=None, accountant=None):
         self.epsilon, self.bounds, self.quantiles, self.n_grid = epsilon, bounds, quantiles, n_grid
         self.feature_range, self.relation, self.random_state = feature_range, relation, random_state
         self.accountant, self.schema = accountant, schema

@@ -870,8 +870,19 @@ def warn_clipped(source: str, parts) -> str | None:
 
 
 def report_clipping(reports) -> str | None:
-    """Emit collected clipping reports as one `ClippingWarning` (or hand them to an enclosing
-    `clipping_collector`). Returns the message (None when there is nothing to report)."""
+    """Emit collected clipping reports as one `ClippingWarning` at the user's line (or hand them
+    to an enclosing `clipping_collector`).
+
+    Parameters
+    ----------
+    reports : list of (source, parts)
+        What `clipping_collector` collected: each release's name and its `warn_clipped` parts.
+
+    Returns
+    -------
+    str or None
+        The message, or None when there is nothing to report.
+    """
     if not reports:
         return None
     outer = _COLLECTOR.get()

@@ -250,6 +250,12 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         Its noisy validation score (minus the clipped mean squared error, plus noise).
     spend_ : PrivacySpend
         The spend of the search.
+
+    Notes
+    -----
+    The number of runs is random and must stay secret: the runs' warnings are held back, and only
+    the selected run's are emitted, each once (its clipping as one `ClippingWarning`), so neither
+    the number nor the text of the warnings depends on how many runs there were.
     """
 
     def __init__(self, estimator, param_grid, *, epsilon=1.0, delta=1e-5, gamma=0.1,

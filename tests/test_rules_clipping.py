@@ -57,7 +57,7 @@ CLIPPING = {
 }
 # PrivateClipScaler's fit releases ranges (values outside the grid are counted, not clipped); its
 # transform clips to them: tested below. PrivateGridSearch fits the wrapped estimator once per run
-# (each run's clipping warns, from that run's fit): tested below.
+# and emits only the selected run's warnings, once (tests/test_i36b_warnings.py): tested below.
 CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch"}
 # estimators with no clipping bounds (their privacy does not rest on bounded data)
 NO_CLIPPING = {
