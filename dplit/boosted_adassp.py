@@ -659,12 +659,9 @@ def _smallest_eigenvalue_warn(A, ridge: str) -> float:
     min_eig = float(np.linalg.eigvalsh(A)[0])
     if not min_eig > 0:
         msg = f"smallest eigenvalue {min_eig:.3g}, ridge rule {ridge!r}"
-        warnings.warn(
-            f"Boosted AdaSSP: the system is not positive definite ({msg}); solving with its "
-            "(pseudo-)inverse",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        from dplit.core import warn_user
+        warn_user(f"Boosted AdaSSP: the system is not positive definite ({msg}); solving with its "
+                  "(pseudo-)inverse", RuntimeWarning)
     return min_eig
 
 # %% ../nbs/14_boosted_adassp.ipynb #0c2d7ee2
@@ -744,7 +741,7 @@ def _warn_clipped_bas(X, y, clip_x, clip_r):
     warn_clipped("Boosted AdaSSP", [
         ("rows of X", np.sum(_row_norms(features) > clip_x), n, f"norm clip_x = {clip_x:g}"),
         ("labels (first-round residuals)", np.sum(np.abs(y) > clip_r), n,
-         f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")], stacklevel=3)
+         f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")])
 
 # %% ../nbs/14_boosted_adassp.ipynb #b3a7878d
 class _BASParams(RegressorMixin, BaseEstimator):

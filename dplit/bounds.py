@@ -10,7 +10,7 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .audit import AuditCase, register_audit
@@ -20,7 +20,8 @@ from .core import check_random_state, check_real_data, warn_clipped
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
-__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler']
+__all__ = ['quantile_sensitivity', 'quantile_utility', 'coarse_grid', 'private_quantile', 'private_range', 'PrivateClipScaler',
+           'private_target_regressor']
 
 # %% ../nbs/09_bounds.ipynb #604a4be7
 def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
@@ -51,7 +52,9 @@ def quantile_sensitivity(q: float, relation: str = "add/remove") -> float:
 
 
 def quantile_utility(x: np.ndarray, grid: np.ndarray, q: float) -> np.ndarray:
-    r"""The utility of each grid point for the $q$-quantile: $u_j = -|\#\{x_i \le b_j\} - qn|$.
+    r"""The utility of each grid point for the $q$-quantile: minus the distance from $qn$ to the
+    interval of ranks $[\#\{x_i < b_j\}, \#\{x_i \le b_j\}]$ ($-|\#\{x_i \le b_j\} - qn|$ when no
+    value is tied at $b_j$; a grid point tied with many values is a quantile of them).
 
     Parameters
     ----------
@@ -67,7 +70,9 @@ def quantile_utility(x: np.ndarray, grid: np.ndarray, q: float) -> np.ndarray:
     numpy.ndarray of shape (k,)
         The utilities (sensitivity: `quantile_sensitivity`).
     """
-    return -np.abs(np.searchsorted(np.sort(x), grid, side="right") - q * len(x))
+    xs, t = np.sort(x), q * len(x)
+    below, upto = np.searchsorted(xs, grid, side="left"), np.searchsorted(xs, grid, side="right")
+    return -np.maximum(np.maximum(below - t, t - upto), 0.0)
 
 # %% ../nbs/09_bounds.ipynb #9e6e9fb9
 def coarse_grid(bounds, n_grid: int) -> np.ndarray:
@@ -145,10 +150,12 @@ def _quantile_law(x, grid, q, eps, sens) -> np.ndarray:
     return exponential_log_probs(quantile_utility(np.asarray(x, float), grid, q), sens, eps)
 
 
-def quantile_worst_pair(q: float, eps: float, sens: float, n_max: int = 4, m: int = 5):
+def quantile_worst_pair(q: float, eps: float, sens: float, n_max: int = 4, m: int = 5,
+                        ties: bool = False):
     """The add/remove pair of largest exact loss, over every dataset of at most `n_max` values
-    from m + 1 positions around an m-point grid; returns (loss, D, D + one record)."""
-    grid, vals = np.arange(float(m)), np.arange(-0.5, m, 1.0)
+    from m + 1 positions around an m-point grid (and, with `ties`, the m grid points themselves);
+    returns (loss, D, D + one record)."""
+    grid, vals = np.arange(float(m)), np.arange(-0.5, m, 0.5 if ties else 1.0)
     best = (-1.0, None, None)
     for n in range(1, n_max + 1):
         for D in itertools.combinations_with_replacement(vals, n - 1):
@@ -234,8 +241,9 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default 1
-        Privacy budget of one `fit`, split evenly over the columns and, within a column, over
-        its two quantiles.
+        Privacy budget of one `fit`, split evenly over the columns whose range is released
+        privately and, within a column, over its two quantiles. Columns with a public range
+        (see `schema`) spend nothing.
     bounds : pair or sequence of pairs, default (-100, 100)
         Public coarse range of the values, one pair for all columns or one per column. Choose
         it from the data's meaning (units, documented limits), never from its values.
@@ -249,14 +257,25 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Neighbouring relation of the guarantee.
     random_state : int or None, default None
         Seed of the fit.
+    schema : dict or None, default None
+        Public kinds of columns, keyed by column name (a DataFrame) or index: ``"binary"`` (range
+        [0, 1], nothing spent), ``"private"`` (a private range within `bounds`), or a pair
+        ``(low, high)``: a public range stated by the user (a codebook's codes), nothing spent.
+        Columns not named take their kind from the dtype: bool is binary, a pandas categorical
+        with numeric categories has the public range [min, max] of its categories (the
+        categories must be declared, not read off the data), any other column is private.
     accountant : BudgetAccountant or None, default None
         Charged the planned spend of every `fit` before anything is drawn.
 
     Notes
     -----
-    At `fit`, values outside `bounds` still count in the quantiles' ranks (not clipped, no warning);
-    `transform` clips every column to `ranges_` and warns with a `dplit.core.ClippingWarning`
-    (a count for the curator, not a release). There is no refused release.
+    Neighbouring relation: `relation` (one row added or removed, or one row substituted). The
+    budget goes only to the private columns: each spends epsilon / d_p (d_p private columns), half
+    on each of its two quantiles. The kinds (schema, dtypes) are public: they come from the
+    table's declaration, not its values. At `fit`, values outside `bounds` still count in the
+    quantiles' ranks (not clipped, no warning); `transform` clips every column to `ranges_` and
+    warns with a `dplit.core.ClippingWarning` (one bit for the curator, not a release, and no
+    count). There is no refused release.
 
     Attributes
     ----------
@@ -270,10 +289,10 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, bounds=(-100.0, 100.0), quantiles=(0.05, 0.95),
                  n_grid=1001, feature_range=(-1.0, 1.0), relation="add/remove",
-                 random_state=None, accountant=None):
+                 random_state=None, schema=None, accountant=None):
         self.epsilon, self.bounds, self.quantiles, self.n_grid = epsilon, bounds, quantiles, n_grid
         self.feature_range, self.relation, self.random_state = feature_range, relation, random_state
-        self.accountant = accountant
+        self.accountant, self.schema = accountant, schema
 
     def _column_bounds(self, d: int) -> list:
         b = self.bounds
@@ -296,14 +315,19 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         PrivacySpend
-            The spend `fit` records.
+            The spend `fit` records: epsilon, split over the private columns (basic composition
+            of their ranges). It is an upper bound when every column has a public range (such a
+            fit spends 0; the kinds of a DataFrame's columns are not known from `n_features`).
         """
-        d, eps = check_int(n_features, "n_features", low=1), check_epsilon(self.epsilon)
-        q = _check_quantiles(self.quantiles)
+        check_int(n_features, "n_features", low=1)
+        return self._spend(1)
+
+    def _spend(self, n_private: int) -> PrivacySpend:
+        "The spend of a fit with `n_private` private columns: epsilon in total, or 0 for none."
+        eps, _ = check_epsilon(self.epsilon), _check_quantiles(self.quantiles)
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
-        return compose([_range_spend(eps / d, q, self.relation)] * d,
-                       mechanism="PrivateClipScaler")
+        return PrivacySpend(eps if n_private else 0.0, 0.0, "PrivateClipScaler", self.relation)
 
     def fit(self, X, y=None):
         """Release every column's clipping range.
@@ -322,21 +346,25 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         g = check_random_state(self.random_state)  # an int seed or None, no generator object
         check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
+        kinds = _column_kinds(X, self.schema)  # public: names and dtypes, not values
         try:
             X = validate_data(self, X, dtype=float)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the argument named
             raise type(exc)(f"X: {exc}") from None
         X = check_array(X, "X")
-        spend = self.expected_spend(X.shape[1])  # validates epsilon, quantiles, relation
+        kinds = [kinds.get(k, "private") for k in range(X.shape[1])]
+        private = [k for k, kind in enumerate(kinds) if kind == "private"]
+        spend = self._spend(len(private))  # validates epsilon, quantiles, relation
         lo_f, hi_f = _feature_range(self.feature_range)
         cols = self._column_bounds(X.shape[1])
         grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
-        eps = check_epsilon(self.epsilon) / X.shape[1]
+        eps = check_epsilon(self.epsilon) / max(len(private), 1)
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         self.ranges_ = np.array([
             private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
-                          rng=g).value for k in range(X.shape[1])])
+                          rng=g).value if kind == "private" else np.array(kind, float)
+            for k, kind in enumerate(kinds)])
         self.spend_ = spend
         return self
 
@@ -396,6 +424,118 @@ def _feature_range(fr) -> tuple:
     if not a < b:
         raise ValueError(f"feature_range must satisfy low < high, got {tuple(fr)}")
     return float(a), float(b)
+
+# %% ../nbs/09_bounds.ipynb #55581fed
+def _column_kinds(X, schema) -> dict:
+    """{column index: "private" or a public (low, high)} from `schema` and the dtypes (both
+    public); validated before any draw, the message naming `schema`."""
+    names = list(getattr(X, "columns", []))
+    kinds = {}
+    for k, dtype in enumerate(getattr(X, "dtypes", [])):
+        if str(dtype) == "bool":
+            kinds[k] = (0.0, 1.0)
+        elif str(dtype) == "category":
+            cats = np.asarray(dtype.categories)
+            if cats.dtype.kind in "iuf" and len(cats) >= 2:
+                kinds[k] = (float(cats.min()), float(cats.max()))
+    if getattr(X, "dtype", None) == bool:              # a boolean array: every column binary
+        kinds.update({k: (0.0, 1.0) for k in range(np.shape(X)[1])})
+    if schema is None:
+        return kinds
+    if not isinstance(schema, dict):
+        raise TypeError(f"schema must be a dict of column -> kind or None, got "
+                        f"{type(schema).__name__}")
+    for key, kind in schema.items():
+        if key in names:
+            k = names.index(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) \
+                and 0 <= key < np.shape(X)[1]:
+            k = int(key)
+        else:
+            raise ValueError(f"schema names a column that X does not have: {key!r}")
+        if isinstance(kind, str) and kind in ("binary", "private"):
+            kinds[k] = (0.0, 1.0) if kind == "binary" else "private"
+            continue
+        if isinstance(kind, (str, bytes)) or np.ndim(kind) != 1 or len(kind) != 2:
+            raise ValueError(f"schema[{key!r}] must be 'binary', 'private' or a public pair "
+                             f"(low, high), got {kind!r}")
+        lo, hi = check_array(np.asarray(kind), "schema", ndim=1)
+        if not lo < hi:
+            raise ValueError(f"schema[{key!r}] must satisfy low < high, got {tuple(kind)}")
+        kinds[k] = (float(lo), float(hi))
+    return kinds
+
+# %% ../nbs/09_bounds.ipynb #8492c640
+def private_target_regressor(regressor, *, epsilon=1.0, bounds=(-100.0, 100.0),
+                             quantiles=(0.05, 0.95), n_grid=1001, feature_range=(-1.0, 1.0),
+                             relation="add/remove", random_state=None, accountant=None):
+    r"""`regressor` fitted on $y$ clipped and scaled to a private range of $y$, predictions mapped
+    back: $\varepsilon$ on $y$'s range plus the regressor's own spend, under `relation`.
+
+    Parameters
+    ----------
+    regressor : estimator
+        The (private) regressor, fitted on the transformed $y$; its spend is its own.
+    epsilon : float, default 1
+        Budget of $y$'s range (two private quantiles at epsilon / 2 each).
+    bounds : pair of float, default (-100, 100)
+        Public coarse range of $y$ (from its meaning, never its values).
+    quantiles : pair of float, default (0.05, 0.95)
+        The quantiles of $y$ that become its clipping range.
+    n_grid : int, default 1001
+        Grid points over `bounds`.
+    feature_range : pair of float, default (-1, 1)
+        Where the clipped $y$ is mapped (the regressor's bound on $y$).
+    relation : {'add/remove', 'substitute'}, default 'add/remove'
+        Neighbouring relation of the range's guarantee.
+    random_state : int or None, default None
+        Seed of the range's release.
+    accountant : BudgetAccountant or None, default None
+        Charged the range's spend before its draw (the regressor charges its own).
+
+    Returns
+    -------
+    sklearn.compose.TransformedTargetRegressor
+        With `check_inverse` off; after `fit`, `transformer_.ranges_` is $y$'s released range and
+        `spend_` the two spends composed.
+    """
+    scaler = PrivateClipScaler(epsilon=epsilon, bounds=bounds, quantiles=quantiles, n_grid=n_grid,
+                               feature_range=feature_range, relation=relation,
+                               random_state=random_state, accountant=accountant)
+    return _private_target_class()(regressor=regressor, transformer=scaler, check_inverse=False)
+
+# %% ../nbs/09_bounds.ipynb #615bd53c
+def _private_target_class():
+    "The TransformedTargetRegressor that validates everything before the range's draw."
+    from sklearn.compose import TransformedTargetRegressor
+
+    if "_PrivateTarget" not in globals():
+        class _PrivateTarget(TransformedTargetRegressor):
+            "A TransformedTargetRegressor whose fit validates all inputs before any draw."
+            def fit(self, X, y, **fit_params):
+                check_real_data(y, "y")
+                y = check_array(y, "y", ndim=1)      # finite reals, one column
+                sc = self.transformer
+                sc.expected_spend(1), sc._column_bounds(1), _feature_range(sc.feature_range)
+                coarse_grid(sc._column_bounds(1)[0], sc.n_grid)
+                if type(self.regressor).__module__.split(".")[0] == "dplit":
+                    from dplit.accountant import planned_spend
+                    planned_spend(clone(self.regressor), np.shape(X)[1])  # its parameters
+                super().fit(X, y, **fit_params)
+                parts = [self.transformer_.spend_, getattr(self.regressor_, "spend_", None)]
+                if parts[1] is not None and parts[0].relation == parts[1].relation:
+                    self.spend_ = compose(parts, mechanism="private target + regressor")
+                return self
+        _PrivateTarget.__module__, _PrivateTarget.__qualname__ = __name__, "_PrivateTarget"
+        globals()["_PrivateTarget"] = _PrivateTarget
+    return globals()["_PrivateTarget"]
+
+
+def __getattr__(name: str):
+    "The private-target class is made on first use (pickles find it by name)."
+    if name == "_PrivateTarget":
+        return _private_target_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../nbs/09_bounds.ipynb #c90292a9
 _Q_PAIR = ((3.5,) * 5, (3.5,) * 5 + (-0.5,))

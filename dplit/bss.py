@@ -1097,7 +1097,7 @@ def clip_data(X, y, *, b_x, b_y=None, loss: str = "squared", warn: bool = True,
         parts = [("entries of X", nx, X.size, f"[-b_x, b_x] = [-{bx:g}, {bx:g}]")]
         if loss == "squared":
             parts.append(("entries of y", ny, y.size, f"[-b_y, b_y] = [-{by:g}, {by:g}]"))
-        warn_clipped(f"{source} (Assumption 1, Algorithm 1 line 2)", parts, stacklevel=2)
+        warn_clipped(f"{source} (Assumption 1, Algorithm 1 line 2)", parts)
     return Xc, y
 
 
@@ -1734,7 +1734,8 @@ def mistakes_select(X, y, s: int, epsilon, *, r=1.1, b_x=0.5, b_y=0.5, loss: str
                "'top_r'.")
         if gap_check == "raise":
             raise GapConditionError(msg)
-        warnings.warn(msg, UserWarning, stacklevel=2)
+        from dplit.core import warn_user
+        warn_user(msg, UserWarning)
     return Release(out, _spend(eps, f"mistakes ({rule}), conditional on the Theorem 2 gap"))
 
 # %% ../nbs/50_bss.ipynb #999f2608

@@ -97,11 +97,7 @@ def samp_agg_votes(X, y, s: int, n_blocks=None, vote=lasso_vote) -> np.ndarray:
     m = math.isqrt(n) if n_blocks is None else check_int(n_blocks, "n_blocks", low=1, high=n)
     v = np.zeros(p)
     for rows in np.array_split(np.arange(n), m):
-        S = np.asarray(vote(X[rows], y[rows], s))
-        if S.ndim != 1 or len(set(S.tolist())) != s:
-            raise ValueError(f"a block voted for {len(set(np.ravel(S).tolist()))} features, "
-                             f"not s = {s}: the Laplace scale 2s/(blocks eps) would be too small")
-        v[S] += 1.0
+        v[_check_vote(vote(X[rows], y[rows], s), s, p)] += 1.0
     return v / m
 
 
@@ -132,6 +128,19 @@ def samp_agg_scale(s: int, n_blocks: int, epsilon) -> float:
     """
     return check_scale(2 * s / (check_int(n_blocks, "n_blocks", low=1) * check_epsilon(epsilon)),
                        "epsilon, n_blocks", "Laplace scale")
+
+# %% ../nbs/52_bss_baselines.ipynb #34eefadc
+def _check_vote(S, s: int, p: int) -> np.ndarray:
+    """One block's vote as s distinct integer column indices in [0, p), or a ValueError naming
+    `vote` (no negative index wrapping around, no float or boolean index). The message states the
+    rule, not what the block returned: that is computed from the private rows."""
+    S = np.asarray(S)
+    ok = (S.ndim == 1 and len(S) == s and S.dtype.kind in "iu"
+          and bool(np.all((S >= 0) & (S < p))) and len(np.unique(S)) == s)
+    if not ok:
+        raise ValueError(f"vote must return s = {s} distinct integer column indices in [0, {p}) "
+                         "for every block: the Laplace scale 2s/(blocks eps) assumes it")
+    return S.astype(np.intp)
 
 # %% ../nbs/52_bss_baselines.ipynb #c010a1b2
 def samp_agg_sample(votes, s: int, scale, rng=None, size=None):

@@ -17,8 +17,8 @@ __all__ = ['TINY', 'RELATIONS', 'DISTRIBUTED_HINT', 'check_epsilon', 'check_bool
            'check_in_range', 'check_int', 'check_k', 'check_scale', 'float_overflow', 'check_finite_release',
            'check_array', 'check_X_y', 'check_real_data', 'check_no_constant_columns', 'check_binary_labels', 'as_rng',
            'check_random_state', 'spawn_rngs', 'check_relation', 'PrivacySpend', 'compose', 'ClippingWarning',
-           'warn_clipped', 'NonPrivatePreprocessingWarning', 'check_private_pipeline', 'make_pipeline', 'dask_client',
-           'run_sweep']
+           'warn_user', 'warn_clipped', 'report_clipping', 'clipping_collector', 'clipping_counts',
+           'NonPrivatePreprocessingWarning', 'check_private_pipeline', 'make_pipeline', 'dask_client', 'run_sweep']
 
 # %% ../nbs/00_core.ipynb #fcd08c3e
 def _real(x, name: str) -> float:
@@ -784,42 +784,138 @@ def compose(
 
 # %% ../nbs/00_core.ipynb #d1383883
 class ClippingWarning(UserWarning):
-    """A private fit clipped data to its public bounds. The counts it reports come from the private
-    data: they are for the curator's own process, not a release, and must not be published."""
+    """A private release clipped data to its public bounds. The warning says only that (one bit of
+    the private data per release, for the curator's own process): no counts, no ranges."""
 
 
-def warn_clipped(source: str, parts, stacklevel: int = 2) -> str | None:
-    """Warn once (a `ClippingWarning`) with what one release clipped; silent when nothing was.
+# Top-level packages whose frames are not the user's line: a warning points past them.
+_LIBRARY = frozenset({"dplit", "sklearn", "joblib", "numpy", "scipy", "pandas", "dask",
+                      "distributed", "threadpoolctl", "contextlib", "functools", "concurrent",
+                      "threading", "warnings", "importlib"})
+
+
+def warn_user(message, category=UserWarning, stacklevel=None) -> None:
+    """`warnings.warn` pointed at the user's line: the first frame outside dplit, scikit-learn,
+    numpy, scipy, pandas, joblib and Dask (a notebook cell, a script, a test).
+
+    Parameters
+    ----------
+    message : str or Warning
+        The warning.
+    category : type, default UserWarning
+        Its class (ignored when `message` is a Warning instance).
+    stacklevel : int or None, default None
+        None: walk the stack out of the libraries; an int is passed to `warnings.warn` as is,
+        counted from the caller of `warn_user`.
+    """
+    import sys
+    import warnings
+
+    if stacklevel is None:
+        f, stacklevel = sys._getframe(1), 2
+        while f is not None and f.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY:
+            f, stacklevel = f.f_back, stacklevel + 1
+        if f is None:  # called from library code only (e.g. the CLI): the direct caller
+            stacklevel = 2
+    else:
+        stacklevel = int(stacklevel) + 1
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+# %% ../nbs/00_core.ipynb #32c7aaee
+import contextvars as _contextvars
+
+_COLLECTOR = _contextvars.ContextVar("dplit_clipping_collector", default=None)
+_SHOW_COUNTS = _contextvars.ContextVar("dplit_clipping_counts", default=False)
+
+
+def _clipping_text(reports) -> str:
+    """The one rule for what a clipping warning says: which releases clipped (one bit each) and
+    every public bound they use; the counts only under `clipping_counts()`."""
+    sources = list(dict.fromkeys(src for src, _ in reports))
+    bounds = list(dict.fromkeys(f"{what}: {b}" for _, parts in reports for what, _, _, b in parts))
+    msg = (f"{', '.join(sources)}: some values were clipped to their public bounds ("
+           + "; ".join(bounds) + "). Bounds must be public and chosen without looking at the "
+           "data; much clipping turns the release into noise. This warning is one bit of the "
+           "private data (that some value fell outside the bounds): for the curator, not a "
+           "release.")
+    if _SHOW_COUNTS.get():
+        counts = [f"{what} {k} of {n}" for _, parts in reports for what, k, n, _ in parts if k]
+        msg += (" NON-PRIVATE diagnostic (clipping_counts() is on): " + "; ".join(counts)
+                + "; exact counts of the private data: never publish them.")
+    return msg
+
+
+def warn_clipped(source: str, parts) -> str | None:
+    """Warn (a `ClippingWarning`, at the user's line) that a release clipped; silent when nothing
+    was. Inside `clipping_collector` the report is collected instead, to be emitted once.
 
     Parameters
     ----------
     source : str
         The release that clipped (e.g. ``"DPSISSelector.fit"``).
     parts : iterable of (what, n_clipped, n_total, bounds)
-        One entry per clipped quantity: its name (``"entries of y"``), how many values were
-        clipped, out of how many, and the public bounds as text (``"[-1, 1]"``).
-    stacklevel : int, default 2
-        Passed to `warnings.warn` (2: the caller of the function that calls `warn_clipped`).
+        One entry per bounded quantity: its name (``"entries of y"``), how many values were
+        clipped, out of how many, and the public bounds as text (``"[-1, 1]"``). The counts
+        decide whether to warn; the text states them only under `clipping_counts()`.
 
     Returns
     -------
     str or None
         The message, or None when no value was clipped.
     """
-    import warnings
-
-    done = []
-    for what, k, n, bounds in parts:
-        k, n = int(k), int(n)
-        if k:
-            done.append(f"{k} of {n} {what} ({100 * k / max(n, 1):.3g}%) to {bounds}")
-    if not done:
+    parts = [(what, int(k), int(n), str(b)) for what, k, n, b in parts]
+    if not any(k for _, k, _, _ in parts):
         return None
-    msg = (f"{source} clipped " + "; ".join(done) + ". Bounds must be public and chosen without "
-           "looking at the data; much clipping turns the release into noise. These counts come "
-           "from the private data: they are for the curator only, not a release.")
-    warnings.warn(msg, ClippingWarning, stacklevel=stacklevel + 1)
+    return report_clipping([(source, parts)])
+
+
+def report_clipping(reports) -> str | None:
+    """Emit collected clipping reports as one `ClippingWarning` at the user's line (or hand them
+    to an enclosing `clipping_collector`).
+
+    Parameters
+    ----------
+    reports : list of (source, parts)
+        What `clipping_collector` collected: each release's name and its `warn_clipped` parts.
+
+    Returns
+    -------
+    str or None
+        The message, or None when there is nothing to report.
+    """
+    if not reports:
+        return None
+    outer = _COLLECTOR.get()
+    if outer is not None:
+        outer.extend(reports)
+        return _clipping_text(reports)
+    msg = _clipping_text(reports)
+    warn_user(ClippingWarning(msg))
     return msg
+
+
+@contextmanager
+def clipping_collector():
+    """Collect the clipping reports made inside (nothing is emitted); yields the list, to pass
+    to `report_clipping` once the whole fit is done (one warning per fit)."""
+    got: list = []
+    token = _COLLECTOR.set(got)
+    try:
+        yield got
+    finally:
+        _COLLECTOR.reset(token)
+
+
+@contextmanager
+def clipping_counts():
+    """Opt in, inside this block, to a NON-PRIVATE diagnostic: clipping warnings also state how
+    many values were clipped. The counts are exact statistics of the private data: never publish
+    them (nor a notebook or log that holds them)."""
+    token = _SHOW_COUNTS.set(True)
+    try:
+        yield
+    finally:
+        _SHOW_COUNTS.reset(token)
 
 # %% ../nbs/00_core.ipynb #i24r-core1
 class NonPrivatePreprocessingWarning(UserWarning):
@@ -864,7 +960,7 @@ def _is_private(est) -> bool | None:
     return False if learns and name not in _STATELESS else None
 
 
-def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
+def check_private_pipeline(pipeline, stacklevel=None) -> list:
     """Warn (`NonPrivatePreprocessingWarning`) when a pipeline mixes private dplit steps with steps
     that learn from the data without privacy; return the paths of those steps.
 
@@ -873,15 +969,15 @@ def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
     pipeline : estimator
         A scikit-learn `Pipeline` (nested pipelines, `ColumnTransformer` and `FeatureUnion`
         are searched) or any estimator (a single estimator is never flagged).
-    stacklevel : int, default 2
-        Passed to `warnings.warn`.
+    stacklevel : int or None, default None
+        None: the warning points at the user's line (`warn_user`); an int is counted as by
+        `warnings.warn` from the function that calls `check_private_pipeline`.
 
     Returns
     -------
     list of str
         The flagged steps ("name" or "outer/inner"), empty when nothing is flagged.
     """
-    import warnings
     leaves = list(_leaves(pipeline))
     if len(leaves) < 2 and (not leaves or leaves[0][1] is pipeline):
         return []
@@ -890,17 +986,19 @@ def check_private_pipeline(pipeline, stacklevel: int = 2) -> list:
         return []
     bad = [f"{p} ({n})" for p, n, k in kinds if k is False]
     if bad:
-        warnings.warn(
+        warn_user(
             f"pipeline step(s) {', '.join(bad)} learn from the data without differential privacy "
             "next to private dplit steps: the pipeline's output is not differentially private. "
             "Use dplit.bounds.PrivateClipScaler, a stateless FunctionTransformer, or constants "
-            "chosen without the data.", NonPrivatePreprocessingWarning, stacklevel=stacklevel + 1)
+            "chosen without the data.", NonPrivatePreprocessingWarning,
+            None if stacklevel is None else stacklevel + 1)
     return [b.split(" (")[0] for b in bad]
 
 
 def make_pipeline(*steps, memory=None, verbose: bool = False):
     """`sklearn.pipeline.make_pipeline` whose `fit` first runs `check_private_pipeline` (so that
-    `cross_val_score`, `GridSearchCV` and plain fits of it warn about non-private steps).
+    `cross_val_score`, `GridSearchCV` and plain fits of it warn about non-private steps). and whose
+    fit emits one `ClippingWarning` for all its steps.
 
     Parameters
     ----------
@@ -926,18 +1024,23 @@ def _checked_pipeline_class():
 
     if "_CheckedPipeline" not in globals():
         class _CheckedPipeline(Pipeline):
-            "A Pipeline that runs `check_private_pipeline` before every fit."
+            """A Pipeline that runs `check_private_pipeline` before every fit, and emits one
+            `ClippingWarning` per fit for all its steps."""
+            def _once(self, fit, X, y, params):
+                check_private_pipeline(self)
+                with clipping_collector() as got:
+                    out = fit(X, y, **params)
+                report_clipping(got)
+                return out
+
             def fit(self, X, y=None, **params):
-                check_private_pipeline(self, stacklevel=2)
-                return super().fit(X, y, **params)
+                return self._once(super().fit, X, y, params)
 
             def fit_transform(self, X, y=None, **params):
-                check_private_pipeline(self, stacklevel=2)
-                return super().fit_transform(X, y, **params)
+                return self._once(super().fit_transform, X, y, params)
 
             def fit_predict(self, X, y=None, **params):
-                check_private_pipeline(self, stacklevel=2)
-                return super().fit_predict(X, y, **params)
+                return self._once(super().fit_predict, X, y, params)
         _CheckedPipeline.__module__, _CheckedPipeline.__qualname__ = __name__, "_CheckedPipeline"
         globals()["_CheckedPipeline"] = _CheckedPipeline
     return globals()["_CheckedPipeline"]

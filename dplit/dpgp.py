@@ -1640,7 +1640,7 @@ def _check_inference_args(X, y, Z, sigma, c, R_y, clip_y, source: str = "DP-GP i
     if check_bool(clip_y, "clip_y"):
         from dplit.core import warn_clipped
         warn_clipped(source, [("targets", np.sum(np.abs(yv) > Ry), len(yv),
-                               f"[-R_y, R_y] = [-{Ry:g}, {Ry:g}]")], stacklevel=3)
+                               f"[-R_y, R_y] = [-{Ry:g}, {Ry:g}]")])
         yv = np.clip(yv, -Ry, Ry)
     elif np.max(np.abs(yv)) > Ry:
         raise ValueError(

@@ -167,8 +167,7 @@ def _warn_clipped_sis(X, y, x_bounds, y_bounds):
                                  else f"{name} (one pair per column)")
     warn_clipped("DP-SIS", [
         ("entries of X", np.sum((X < xlo) | (X > xhi)), X.size, text(xlo, xhi, "x_bounds")),
-        ("entries of y", np.sum((y < ylo) | (y > yhi)), y.size, text(ylo, yhi, "y_bounds"))],
-        stacklevel=3)
+        ("entries of y", np.sum((y < ylo) | (y > yhi)), y.size, text(ylo, yhi, "y_bounds"))])
 
 # %% ../nbs/21_dpsis.ipynb #2febff8e
 def paper_counterexample(N: int = 20, M: float = 100.0):
@@ -313,12 +312,9 @@ def dp_sis(
                 "scaling "
                 "break the sensitivity bound); pass allow_non_private=True to run it anyway"
             )
-        warnings.warn(
-            "DP-SIS variant='paper' is NOT differentially private: the returned spend is nominal "
-            "only",
-            NonPrivateWarning,
-            stacklevel=2,
-        )
+        from dplit.core import warn_user
+        warn_user("DP-SIS variant='paper' is NOT differentially private: the returned spend is "
+                  "nominal only", NonPrivateWarning)
         s = paper_scores(X, y)
         name = "DP-SIS paper variant: NOT DP (data-dependent scaling), nominal epsilon"
     else:

@@ -409,7 +409,12 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """
     D = check_positive(sensitivity, "sensitivity")
     e = check_epsilon(epsilon)
-    sigma = _sigma_root(D, e, math.log(check_delta(delta, positive=True)))
+    ld = math.log(check_delta(delta, positive=True))
+    try:
+        sigma = _sigma_root(D, e, ld)
+    except OverflowError:  # the bracket passed exp(709): sigma is beyond float64
+        raise ValueError(f"sensitivity / epsilon = {D:g} / {e:g}: the noise scale sigma "
+                         "overflows float64; rescale the statistic") from None
     return check_scale(sigma, "sensitivity / epsilon", "noise scale sigma")
 
 
@@ -445,7 +450,9 @@ def gaussian_mechanism(
     rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
     size : int, tuple or None, default None
-        Number (or shape) of independent draws; None for a single draw.
+        Number of independent noisy copies; None for a single draw. The spend is that of
+        all `size` copies (composed exactly: one release at sensitivity sqrt(size) times
+        `sensitivity`).
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
 
@@ -464,17 +471,26 @@ def gaussian_mechanism(
     import dp_accounting
 
     shape = _shape(size, v.shape)  # checked before the generator is touched
+    k = 1 if size is None else shape[0]
+    spend = _copies_spend(sigma, float(sensitivity), float(epsilon), float(delta), k, relation)
     out = check_finite_release(v + as_rng(rng).normal(0.0, sigma, size=shape))
-    return Release(
-        out,
-        PrivacySpend(
-            float(epsilon),
-            float(delta),
-            "gaussian",
-            relation,
-            (dp_accounting.GaussianDpEvent(sigma / float(sensitivity)),),
-        ),
-    )
+    return Release(out, spend)
+
+
+def _copies_spend(sigma, D, eps, delta, k, relation) -> PrivacySpend:
+    "The exact spend of k i.i.d. Gaussian copies: one release at sensitivity sqrt(k) D."
+    import dp_accounting
+
+    Dk = math.sqrt(k) * D
+    if k > 1:  # delta_k(eps) > delta: the root lies above eps
+        ld = math.log(delta)
+        f = lambda e: _log_delta(sigma, Dk, e) - ld
+        hi = 2 * eps
+        while f(hi) > 0:
+            hi *= 2
+        eps = optimize.brentq(f, eps, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    name = "gaussian" if k == 1 else f"gaussian ({k} copies)"
+    return PrivacySpend(eps, delta, name, relation, (dp_accounting.GaussianDpEvent(sigma / Dk),))
 
 # %% ../nbs/02_mechanisms.ipynb #e488538e
 def _delta_by_quadrature(sigma, sensitivity, epsilon) -> float:

@@ -250,6 +250,12 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         Its noisy validation score (minus the clipped mean squared error, plus noise).
     spend_ : PrivacySpend
         The spend of the search.
+
+    Notes
+    -----
+    The number of runs is random and must stay secret: the runs' warnings are held back, and only
+    the selected run's are emitted, each once (its clipping as one `ClippingWarning`), so neither
+    the number nor the text of the warnings depends on how many runs there were.
     """
 
     def __init__(self, estimator, param_grid, *, epsilon=1.0, delta=1e-5, gamma=0.1,
@@ -331,19 +337,21 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]
-        best = (-math.inf, None, None)
+        best = (-math.inf, None, None, None)
         for t in range(1, p.T + 1):
             i = int(g.integers(len(grid)))
             est = clone(self.estimator).set_params(**grid[i], **kw[i],
                                                    random_state=int(g.integers(2**31)))
-            est.fit(X[tr], y[tr])
-            err = np.minimum((y[val] - est.predict(X[val])) ** 2, B)
+            with _run_warnings() as said:  # held back: their number would count the runs
+                est.fit(X[tr], y[tr])
+                err = np.minimum((y[val] - est.predict(X[val])) ** 2, B)
             score = -err.mean() + g.laplace(0.0, B / (n_val * p.epsilon))
             if score > best[0]:
-                best = (score, i, est)
+                best = (score, i, est, said)
             if g.random() < p.gamma:
                 break
-        self.best_score_, i, self.best_estimator_ = best
+        self.best_score_, i, self.best_estimator_, said = best
+        _say_once(said)  # the selected run's warnings, each once: nothing counts the runs
         self.best_estimator_.random_state = None  # its seed is the key to its noise: not kept
         self.best_params_ = grid[i]  # the number of runs t stays secret (see the derivation)
         self.spend_ = self.expected_spend(X.shape[1])
@@ -372,6 +380,30 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         tags.non_deterministic = True  # every fit is a fresh private release
         tags.regressor_tags.poor_score = True  # private fits on tiny check datasets score poorly
         return tags
+
+# %% ../nbs/16_tuning.ipynb #703284ad
+from contextlib import contextmanager
+
+
+@contextmanager
+def _run_warnings():
+    """Hold back one run's warnings and clipping reports; yields (warnings, clipping reports)."""
+    import warnings
+
+    from dplit.core import clipping_collector
+    with warnings.catch_warnings(record=True) as w, clipping_collector() as clips:
+        warnings.simplefilter("always")
+        yield w, clips
+
+
+def _say_once(said) -> None:
+    """Emit the selected run's warnings, each (category, text) once, at the user's line, and its
+    clipping reports as one ClippingWarning."""
+    from dplit.core import report_clipping, warn_user
+    w, clips = said
+    for category, text in dict.fromkeys((x.category, str(x.message)) for x in w):
+        warn_user(text, category)
+    report_clipping(clips)
 
 # %% ../nbs/16_tuning.ipynb #8b93c180
 _RS_PAIR = (np.array([0.2577, 0.0091, 0.7332]), np.array([0.6866, 0.0242, 0.2892]))

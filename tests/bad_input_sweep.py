@@ -254,7 +254,7 @@ ROLES = {
     "epsilon": "eps", "epsilon_test": "eps",
     "delta": "prob", "n_share": "prob", "count_share": "prob", "selection_share": "prob",
     "test_fraction": "prob", "confidence": "prob", "eta": "eta",
-    "sensitivity": "pos", "scale": "pos", "sigma2": "pos", "granularity": "pos", "r": "pos",
+    "sensitivity": "sensitivity", "scale": "pos", "sigma2": "pos", "granularity": "pos", "r": "pos",
     "b_x": "pos", "b_y": "pos", "clip_x": "pos", "clip_r": "pos", "B": "pos", "rho": "pos",
     "lasso_alpha": "pos", "tol": "pos", "oa_tol": "pos", "oa2_time": "pos", "time_limit": "limit",
     "certify_time": "pos", "memory_budget": "pos",
@@ -269,13 +269,13 @@ ROLES = {
     "warm_start": "choice", "kind": "choice", "fallback": "choice", "norm": "choice",
     "fit_intercept": "bool", "paper_accounting": "bool", "monotonic": "bool", "vectorized": "bool",
     "progress": "bool",
-    "shares": "shares", "search": "object", "regressor": "object", "vote": "callable",
+    "shares": "shares", "search": "object", "regressor": "object", "vote": "vote",
     "mechanism": "callable", "task": "callable", "statistic": "callable", "settings": "settings",
     "d0": "opaque", "d1": "opaque", "labels": "object", "scheduler": "object", "desc": "text",
     "x": "vector", "q": "unit", "bounds": "pair", "quantiles": "pair", "feature_range": "pair",
     "n_grid": "count", "estimator": "object", "param_grid": "object", "gamma": "prob",
     "error_bound": "pos", "validation_fraction": "prob", "accountant": "object", "label": "text",
-    "run": "callable", "epsilon_run": "eps",
+    "run": "callable", "epsilon_run": "eps", "schema": "object",
 }
 
 _R, _A = "raise", "any"
@@ -333,6 +333,13 @@ def _values(role, default):
         return [("nan", (float("nan"), 0.5, 0.5), _R), ("neg", (-0.5, 1.0, 0.5), _R),
                 ("short", (0.5, 0.5), _R), ("zero", (0.0, 0.5, 0.5), _R), ("str", "abc", _R),
                 ("over", (1.0, 1.0, 1.0), _R), ("inf", (math.inf, 0.5, 0.5), _R)]
+    if role == "sensitivity":             # issue 36: 1e308 at the base epsilon overflows sigma
+        return _values("pos", default) + [("max308", 1e308, _A)]
+    if role == "vote":                    # issue 36: a block's vote must be s distinct indices in [0, p)
+        bad = lambda S: (lambda X, y, s: np.array(S))
+        return _values("callable", default) + [
+            ("negative", bad([-1, 0]), _R), ("out_of_range", bad([0, 10**6]), _R),
+            ("float", bad([0.0, 1.0]), _R), ("bool", bad([True, False]), _R)]
     if role in ("object", "callable", "settings", "text"):
         return [("str", "x", _R if role != "text" else _A), ("int", 1, _R),
                 ("object", object(), _R), ("None", None, _A if default is None else _R)]
@@ -795,7 +802,9 @@ def default_subset(all_ids, n=50):
             "MIPSearch.top_r|y|e20", "laplace_mechanism|sensitivity|huge",
             "laplace_mechanism|sensitivity|subnormal", "sensitivity|r|huge", "sensitivity|b_x|huge",
             "mcmc_select|epsilon|large", "MIPSearch.top_r|ctor.time_limit|huge",
-            "BestSubsetSelector[hinge]|r|huge", "mcmc_sensitivity|b_y|huge"]
+            "BestSubsetSelector[hinge]|r|huge", "mcmc_sensitivity|b_y|huge",
+            "gaussian_mechanism|sensitivity|max308", "samp_agg_select|vote|negative",
+            "samp_agg_select|vote|out_of_range", "samp_agg_select|vote|float"]
     must = [m for m in must if m in all_ids]
     ints = ("size_k", "count", "iters", "size", "n_jobs")        # 1e300 for an int: a type case
     rest = [c for c in all_ids if c not in must and c.rsplit("|", 1)[-1] in SUBSET_LABELS
