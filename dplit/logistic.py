@@ -23,7 +23,7 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['logistic_calibration', 'DPLogisticRegression']
 
-# %% ../nbs/18_logistic.ipynb #lr7351b7
+# %% ../nbs/18_logistic.ipynb #lr106e9d
 _C_LOGISTIC = 0.25          # sup of the logistic loss's curvature sigma(t) sigma(-t)
 
 
@@ -84,7 +84,7 @@ def logistic_calibration(epsilon, delta=0.0, *, C=1.0, method="objective") -> di
         raise ValueError("epsilon, delta, C: the calibration overflows")
     return out
 
-# %% ../nbs/18_logistic.ipynb #lrc8e514
+# %% ../nbs/18_logistic.ipynb #lr2d3dda
 def _loss_grad(w, Z, s, kappa, b):
     "Objective and gradient of sum log(1 + exp(-s z'w)) + kappa/2 ||w||^2 + b'w."
     m = s * (Z @ w)
@@ -128,7 +128,7 @@ def _release(Z, s, cal, g, method):
         return _solve(Z, s, cal["kappa"], np.zeros(d)) + b
     return _solve(Z, s, cal["kappa"], b)
 
-# %% ../nbs/18_logistic.ipynb #lr88293d
+# %% ../nbs/18_logistic.ipynb #lr341b7e
 class DPLogisticRegression(ClassifierMixin, BaseEstimator):
     r"""L2-regularised logistic regression with differential privacy, by objective perturbation
     (Chaudhuri, Monteleoni & Sarwate 2011, Algorithm 2; Gaussian variant after Kifer, Smith &
@@ -316,7 +316,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
             return self.classes_[(s > 0).astype(int)]
         return self.classes_[np.argmax(s, axis=1)]
 
-# %% ../nbs/18_logistic.ipynb #lr0830f4
+# %% ../nbs/18_logistic.ipynb #lrae7703
 def _mutate(cal: dict, variant: str) -> dict:
     "A mutant's calibration: half_noise, or no_jacobian (all of epsilon on the noise, no ridge)."
     cal = dict(cal)
@@ -355,7 +355,7 @@ def log_density(F, Z, s, cal) -> np.ndarray:
     H = np.einsum("mn,ni,nj->mij", w, Z, Z) + cal["kappa"] * np.eye(Z.shape[1])
     return _log_noise(np.linalg.norm(grad, axis=1), Z.shape[1], cal) + np.linalg.slogdet(H)[1]
 
-# %% ../nbs/18_logistic.ipynb #lr44baf0
+# %% ../nbs/18_logistic.ipynb #lr750be2
 def exact_loss_1d(d0, d1, cal, half_width: float = 80.0, grid: int = 16_001) -> float:
     "Pure DP: max over a grid of |log p_D0(f) - log p_D1(f)|, one coefficient."
     f = np.linspace(-half_width, half_width, grid)[:, None]
@@ -405,7 +405,7 @@ def epsilon_at(l0, l1, h, delta) -> float:
         lo, hi = (mid, hi) if hockey_stick(l0, l1, h, mid) > delta else (lo, mid)
     return hi
 
-# %% ../nbs/18_logistic.ipynb #lr32fd10
+# %% ../nbs/18_logistic.ipynb #lr846051
 def _one_row_release(z, s, cal, b):
     """Objective perturbation's release on the one-row data set (z, s), for each noise row of b
     (m, d), exactly: t = z'f solves kappa t + z'b - s |z|^2 sigmoid(-s t) = 0 (bisection)."""
@@ -476,7 +476,7 @@ def _audit_logistic(full: bool = False) -> AuditCase:
 def _audit_logistic_gaussian(full: bool = False) -> AuditCase:
     return _logistic_case(1e-5, full)
 
-# %% ../nbs/18_logistic.ipynb #lra1c304
+# %% ../nbs/18_logistic.ipynb #lrc7591b
 def _law_check(g, m):
     "KS test of the estimator's own solver (L-BFGS) against the exact law, one coefficient."
     Z, s = np.array([[0.9], [-0.4], [0.7]]), np.array([1.0, 1.0, -1.0])
@@ -548,7 +548,7 @@ def verify_logistic_exact(full: bool = False, rng=None) -> dict:
                           "grid within 0.1% of the closed form; exact eps at delta <= eps",
                 passed=bool(ok))
 
-# %% ../nbs/18_logistic.ipynb #lrcb2f39
+# %% ../nbs/18_logistic.ipynb #lr32fb75
 def magic_accuracy(epsilons, *, splits: int = 10, C: float = 1.0, scaler_share: float = 0.2,
                    n_rows=None, rng=0) -> "pd.DataFrame":
     """Test accuracy on the MAGIC gamma telescope table (`dplit.data.load("magic")`: 19,020 rows,
