@@ -1,0 +1,164 @@
+"""DPLogisticRegression (nbs/18_logistic.ipynb, issue 37): the calibration against the derivation, the
+noise the estimator actually adds (law of the release on all-zero rows), agreement with scikit-learn when the
+noise vanishes (intercept mapping included), the one-vs-rest split of the budget, inputs refused before the
+charge, clipping announced without counts, the accountant, and the fit time."""
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.linear_model import LogisticRegression
+
+from dplit import DPLogisticRegression
+from dplit.accountant import BudgetAccountant, BudgetExceededError
+from dplit.audit import gaussian_pair_epsilon
+from dplit.core import ClippingWarning
+from dplit.logistic import logistic_calibration
+
+C4 = 0.25
+
+
+@pytest.mark.parametrize("eps, C", [(0.5, 1.0), (1.0, 1.0), (1.0, 10.0), (3.0, 0.2), (0.1, 100.0)])
+def test_pure_calibration_matches_cms(eps, C):
+    cal = logistic_calibration(eps, 0.0, C=C)
+    eps_p = eps - math.log(1 + 2 * C4 * C + (C4 * C) ** 2)           # CMS 2011, Algorithm 2
+    if eps_p > 0:
+        assert cal["extra"] == 0.0 and math.isclose(cal["rate"], eps_p / 2, rel_tol=1e-12)
+    else:
+        kappa = cal["kappa"]
+        assert math.isclose(kappa, C4 / math.expm1(eps / 4), rel_tol=1e-12)
+        assert math.isclose(2 * math.log1p(C4 / kappa), eps / 2, rel_tol=1e-12)
+        assert math.isclose(cal["rate"], eps / 4, rel_tol=1e-12)
+    # noise term 2 * rate plus the CMS Jacobian bound (1 + c / kappa)^2 is the whole budget
+    assert 2 * cal["rate"] + 2 * math.log1p(C4 / cal["kappa"]) <= eps * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("eps, delta, C", [(1.0, 1e-5, 1.0), (0.3, 1e-6, 1.0), (3.0, 1e-5, 50.0)])
+def test_gaussian_calibration_solves_the_derived_bound(eps, delta, C):
+    cal = logistic_calibration(eps, delta, C=C)
+    a, s = math.sqrt(2 * math.log(1 / delta)), cal["sigma"]
+    assert math.isclose(2 * a / s + 2 / s ** 2, cal["eps_noise"], rel_tol=1e-9)
+    assert math.log1p(C4 / cal["kappa"]) <= cal["eps_jac"] * (1 + 1e-12)
+    assert math.isclose(cal["eps_noise"] + cal["eps_jac"], eps, rel_tol=1e-12)
+    # the worst one-coefficient pair is exactly a Gaussian mechanism of sensitivity 1: within budget
+    assert gaussian_pair_epsilon(1 / s, delta) <= eps
+
+
+def _zero_rows_noise(n_fits, d, **kw):
+    "On all-zero rows the release is -b / kappa exactly: recover the noise vectors b."
+    X, y = np.zeros((20, d)), np.arange(20) % 2
+    est = DPLogisticRegression(fit_intercept=False, data_norm=1.0, **kw)
+    cal = logistic_calibration(est.epsilon, est.delta, C=est.C, method=est.method)
+    B = np.array([-cal["kappa"] * est.set_params(random_state=i).fit(X, y).coef_[0]
+                  for i in range(n_fits)])
+    return B, cal
+
+
+@pytest.mark.parametrize("method", ["objective", "output"])
+def test_pure_noise_has_the_gamma_norm(method):
+    B, cal = _zero_rows_noise(400, 3, epsilon=1.0, C=2.0, method=method)
+    if method == "output":
+        B = B / cal["kappa"]                  # the minimiser is 0; the release is the noise itself
+    p = stats.kstest(np.linalg.norm(B, axis=1), stats.gamma(3, scale=1 / cal["rate"]).cdf).pvalue
+    assert p > 1e-3
+    # a half-noise release (rate doubled) is rejected by the same test
+    assert stats.kstest(np.linalg.norm(B, axis=1) / 2,
+                        stats.gamma(3, scale=1 / cal["rate"]).cdf).pvalue < 1e-6
+
+
+def test_gaussian_noise_has_its_sigma():
+    B, cal = _zero_rows_noise(300, 2, epsilon=1.0, delta=1e-5, C=2.0)
+    assert stats.kstest(B.ravel() / cal["sigma"], "norm").pvalue > 1e-3
+
+
+def test_one_vs_rest_splits_the_budget():
+    "Three classes: every problem's noise is calibrated to epsilon / 3 (basic composition)."
+    X, y = np.zeros((30, 2)), np.arange(30) % 3
+    norms, cal = [], logistic_calibration(1.0 / 3, 0.0, C=1.0)
+    for i in range(150):
+        est = DPLogisticRegression(epsilon=1.0, fit_intercept=False, random_state=i).fit(X, y)
+        norms += list(np.linalg.norm(cal["kappa"] * est.coef_, axis=1))
+    assert stats.kstest(norms, stats.gamma(2, scale=1 / cal["rate"]).cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("icpt", [False, True])
+def test_negligible_noise_matches_sklearn(icpt):
+    """epsilon = 1e6: the release is within ||b|| / kappa of the non-private minimiser, which sklearn finds
+    on the same design (rows / data_norm, then the constant and / sqrt 2)."""
+    g = np.random.default_rng(3)
+    X = g.normal(size=(300, 4))
+    y = (X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.5 + g.normal(size=300) > 0).astype(int)
+    R, C = 6.0, 3.0
+    est = DPLogisticRegression(epsilon=1e6, C=C, data_norm=R, fit_intercept=icpt, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ClippingWarning)           # no row is outside R here
+        est.fit(X, y)
+    Z = X / R
+    if icpt:
+        Z = np.c_[Z, np.ones(len(Z))] / math.sqrt(2)
+    w = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(Z, y).coef_[0]
+    ours = np.r_[est.coef_[0] * R * (math.sqrt(2) if icpt else 1.0),
+                 est.intercept_ * math.sqrt(2) if icpt else []]
+    cal = logistic_calibration(1e6, 0.0, C=C)
+    d = Z.shape[1]
+    bound = (stats.gamma(d, scale=1 / cal["rate"]).ppf(1 - 1e-9) + 1e-6) / cal["kappa"]
+    assert np.linalg.norm(ours - w) <= bound
+    assert np.mean(est.predict(X) == (X @ est.coef_[0] + est.intercept_[0] > 0)) == 1.0
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=math.inf), "epsilon"), (dict(delta=1.0), "delta"),
+    (dict(C=0.0), "C"), (dict(C=math.inf), "C"), (dict(method="both"), "method"),
+    (dict(data_norm=-1.0), "data_norm"), (dict(fit_intercept=1), "fit_intercept"),
+    (dict(random_state=np.random.default_rng(0)), "random_state"), (dict(classes=[1]), "classes"),
+])
+def test_bad_parameters_refused_before_the_charge(kw, name):
+    acc = BudgetAccountant(epsilon=10.0, delta=0.5, relation="substitute", tight=False)
+    X, y = np.zeros((10, 2)), np.arange(10) % 2
+    with pytest.raises((ValueError, TypeError)) as exc:
+        DPLogisticRegression(accountant=acc, **kw).fit(X, y)
+    assert name in str(exc.value)
+    assert acc.spent.epsilon == 0.0
+
+
+def test_clipping_warns_without_counts():
+    X, y = np.zeros((40, 2)), np.arange(40) % 2
+    msgs = []
+    for k in (1, 17):
+        Xk = X.copy()
+        Xk[:k] = 5.0
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            DPLogisticRegression(random_state=0).fit(Xk, y)
+        msgs += [str(x.message) for x in w if issubclass(x.category, ClippingWarning)]
+    assert len(msgs) == 2 and msgs[0] == msgs[1]          # the message does not depend on the count
+    assert "17" not in msgs[1] and " 1 " not in msgs[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        Z = DPLogisticRegression()._design(10 * np.ones((3, 4)), 1.0, True)
+    assert np.all(np.linalg.norm(Z, axis=1) <= 1 + 1e-12)         # the derivation's ||z|| <= 1
+
+
+def test_accountant_charged_and_refuses_overspend():
+    acc = BudgetAccountant(epsilon=1.5, delta=0.0, relation="substitute", tight=False)
+    X, y = np.random.default_rng(0).normal(size=(50, 2)), np.arange(50) % 2
+    est = DPLogisticRegression(epsilon=1.0, data_norm=10.0, accountant=acc, random_state=0).fit(X, y)
+    assert acc.spent.epsilon == pytest.approx(1.0) and est.spend_.relation == "substitute"
+    with pytest.raises(BudgetExceededError):
+        DPLogisticRegression(epsilon=1.0, data_norm=10.0, accountant=acc, random_state=1).fit(X, y)
+
+
+def test_fit_time_6000_by_8():
+    g = np.random.default_rng(0)
+    X = g.normal(size=(6000, 8))
+    y = (X @ g.normal(size=8) + g.normal(size=6000) > 0).astype(int)
+    times = []
+    for seed in range(3):
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ClippingWarning)
+            DPLogisticRegression(data_norm=4.0, random_state=seed).fit(X, y)
+        times.append(time.perf_counter() - t0)
+    assert np.median(times) < 1.0
