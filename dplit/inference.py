@@ -28,7 +28,8 @@ __all__ = ['METHODS', 'ssp_sensitivity', 'augmented_rows', 'ssp_noise_sd', 'ssp_
 
 # %% ../nbs/70_inference.ipynb #inff4745
 def ssp_sensitivity(clip_x=1.0, clip_y=1.0) -> float:
-    r"""$\ell_2$ sensitivity of the upper triangle of $Z^\top Z$, rows $z = (1, x, y)$, under add/remove.
+    r"""$\ell_2$ sensitivity of the upper triangle of $Z^\top Z$, rows $z = (1, x, y)$
+    (add/remove).
 
     Parameters
     ----------
@@ -110,8 +111,8 @@ def ssp_estimates(M, noise_sd) -> tuple:
     tuple
         $\hat G$ (the noisy Gram with eigenvalues raised to $\kappa = 2 s \sqrt q$),
         $\hat\beta = \hat G^{-1} \tilde b$ (intercept first) and
-        $\hat\sigma^2 = \max(0, \tilde{yy} - 2\hat\beta^\top\tilde b + \hat\beta^\top\hat G\hat\beta)
-        / \max(1, \tilde n - q)$ with $\tilde n = M_{00}$.
+        $\hat\sigma^2 = \max(0, \tilde{yy} - 2\hat\beta^\top\tilde b
+        + \hat\beta^\top\hat G\hat\beta) / \max(1, \tilde n - q)$ with $\tilde n = M_{00}$.
     """
     q = M.shape[-1] - 1
     G, b, yy, n = M[..., :q, :q], M[..., :q, q], M[..., q, q], M[..., 0, 0]
@@ -122,7 +123,8 @@ def ssp_estimates(M, noise_sd) -> tuple:
 
 # %% ../nbs/70_inference.ipynb #infc942d
 def ssp_bootstrap(M, noise_sd, n_boot: int = 2000, rng=None) -> np.ndarray:
-    r"""Parametric bootstrap draws $\beta^*$ from released augmented Gram matrices (post-processing).
+    r"""Parametric bootstrap draws $\beta^*$ from released augmented Gram matrices
+    (post-processing).
 
     Parameters
     ----------
@@ -218,7 +220,8 @@ def _ssp_spend(epsilon, delta) -> PrivacySpend:
 
 
 def ssp_release(X, y, epsilon, delta, clip_x=1.0, clip_y=1.0, rng=None) -> SSPRelease:
-    r"""Release $Z^\top Z + E$, rows $z_i = (1, x_i, y_i)$ clipped: $(\varepsilon, \delta)$-DP, add/remove.
+    r"""Release $Z^\top Z + E$, rows $z_i = (1, x_i, y_i)$ clipped: $(\varepsilon, \delta)$-DP
+    under add/remove.
 
     Parameters
     ----------
@@ -447,8 +450,8 @@ class SSPRegressor(RegressorMixin, BaseEstimator):
 # %% ../nbs/70_inference.ipynb #inf282ec
 #| code-fold: true
 def pb_sensitivities(p: int, gamma: float, b_y: float) -> dict:
-    r"""$\ell_1$ sensitivities under substitution of Ferrando et al.'s releases, design $(1, x)$ with
-    $|x_j| \le \gamma$, $|y| \le b_y$: upper triangle of $X^\top X$ and $X^\top y$."""
+    r"""$\ell_1$ sensitivities under substitution of Ferrando et al.'s releases, design
+    $(1, x)$ with $|x_j| \le \gamma$, $|y| \le b_y$: upper triangle of $X^\top X$ and $X^\top y$."""
     gram = 2 * p * gamma + p * gamma**2 + p * (p - 1) * gamma**2  # (0,j), (j,j), (i<j)
     return {"gram": gram, "xy": 2 * b_y * (1 + p * gamma)}
 
@@ -477,8 +480,9 @@ def pb_release(S, n: int, p: int, gamma: float, b_y: float, epsilon: float, g) -
 
 def pb_bootstrap(Gt, beta, sig2, p: int, gamma: float, b_y: float, epsilon: float, B: int, g):
     r"""Their parametric bootstrap in our words: the noisy Gram $\tilde G$ is the design's Gram,
-    $(\hat\beta, \hat\sigma^2)$ the truth; $\beta^* = (\tilde G + V^*)^{-1}(\tilde G\hat\beta + u^* +
-    w^*)$, $u^* \sim N(0, \hat\sigma^2\tilde G)$ (covariance made positive definite), fresh Laplace
+    $(\hat\beta, \hat\sigma^2)$ the truth;
+    $\beta^* = (\tilde G + V^*)^{-1}(\tilde G\hat\beta + u^* + w^*)$,
+    $u^* \sim N(0, \hat\sigma^2\tilde G)$ (covariance made positive definite), fresh Laplace
     $V^*, w^*$; percentile intervals."""
     q = p + 1
     sens = pb_sensitivities(p, gamma, b_y)
@@ -603,7 +607,8 @@ def verify_inference_coverage(full: bool = False, rng=None) -> dict:
         f"below tolerance; naive: {int((~naive.ok).sum())} of {len(naive)} below "
         f"(worst {100 * (naive.coverage - naive.level).min():+.1f} pp)",
         tolerance=f"coverage >= nominal - (1.5 pp + 3 SE); SE at R = {R}: "
-        f"{100 * math.sqrt(0.95 * 0.05 / R):.2f} pp (95%), {100 * math.sqrt(0.09 / R):.2f} pp (90%)",
+        f"{100 * math.sqrt(0.95 * 0.05 / R):.2f} pp (95%), "
+        f"{100 * math.sqrt(0.09 / R):.2f} pp (90%)",
         passed=ok)
 
 # %% ../nbs/70_inference.ipynb #inf68e92
