@@ -60,6 +60,7 @@ BUILDING_BLOCKS = {
     "sample_signatures",                                        # rados internals
     "restricted_em_sample", "ptr_test", "inside_out_permutation", "make_batches",  # tukey
     "stopping_count",                                           # tuning: the law of K, no data
+    "ssp_bootstrap",                                            # inference: post-processing of a release
 }
 
 
@@ -117,6 +118,7 @@ FIT_CASES = {
                           lambda e: e.ranges_),
     "ObjectivePerturbationRegressor": (dict(), X4, Y4, lambda e: e.coef_),
     "DPLogisticRegression": (dict(), X4, LAB, lambda e: e.coef_),
+    "SSPRegressor": (dict(n_boot=50), X4, Y4, lambda e: e.coef_),
     # meta-estimators: the search draws its own noise (split, runs, stopping); Charged draws none
     # of its own (its noise is the wrapped estimator's) and shares one accountant across clones,
     # so the accountant's budget must outlast every fit of the rule tests
@@ -178,6 +180,7 @@ CALLS = {
     "private_quantile": dict(x=Y1, q=0.5, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
     "private_range": dict(x=Y1, epsilon=1.0, bounds=(-1.0, 1.0), n_grid=101),
     "objective_perturbation": dict(X=X4, y=Y4, epsilon=1.0, b_x=1.0, b_y=1.0, r=1.0),
+    "ssp_release": dict(X=X4, y=Y4, epsilon=1.0, delta=1e-6),
     "random_stopping_select": dict(run=lambda g: (0, float(np.mean(Y1)) + g.laplace()),
                                    epsilon_run=1.0),
 }

@@ -50,6 +50,7 @@ CLIPPING = {
     "DPRadoBoostClassifier": (dict(n_rados=10, T=10), True),
     "ObjectivePerturbationRegressor": (dict(), False),
     "DPLogisticRegression": (dict(), True),
+    "SSPRegressor": (dict(n_boot=50), False),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),

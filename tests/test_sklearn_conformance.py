@@ -53,6 +53,7 @@ ESTIMATORS = {
         lambda: dplit.ObjectivePerturbationRegressor(random_state=0), {}),
     # the check data are a few units from 0: a public data_norm of 10 keeps most rows unclipped
     "DPLogisticRegression": (lambda: dplit.DPLogisticRegression(data_norm=10.0, random_state=0), {}),
+    "SSPRegressor": (lambda: dplit.SSPRegressor(n_boot=50, random_state=0), {}),
     # a wide public grid around the check data (a few units from 0) and a fine grid, so the private ranges
     # are never degenerate; clipping is announced (ClippingWarning), never silent, and warnings are ignored here
     "PrivateClipScaler": (lambda: dplit.PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201,

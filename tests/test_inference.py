@@ -1,0 +1,92 @@
+"""SSPRegressor's intervals (chapter 70): limits with known answers, API shapes and the baseline's
+sensitivities by brute force. Coverage itself is the registered check `inference_coverage`."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dplit.inference import (SSPRegressor, augmented_rows, pb_sensitivities, ssp_sensitivity,
+                             ssp_wald_cov)
+
+
+def _data(n, p=2, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.uniform(-0.6, 0.6, (n, p))
+    return X, 0.2 + X @ np.linspace(0.5, -0.5, p) + 0.25 * g.standard_normal(n)
+
+
+def test_negligible_noise_gives_ols_and_its_interval():
+    X, y = _data(2000)
+    m = SSPRegressor(epsilon=1e7, delta=0.5, clip_y=4.0, n_boot=10, random_state=0).fit(X, y)
+    Z = augmented_rows(X, y, 1.0, 4.0)
+    G, b = Z[:, :-1].T @ Z[:, :-1], Z[:, :-1].T @ Z[:, -1]
+    beta = np.linalg.solve(G, b)
+    s, Ginv = m.release_.noise_sd, np.linalg.inv(G)
+    # beta_hat - beta_ols ~ G^{-1}(w - W beta): each noise entry below 8 s (prob. < 1e-14 each)
+    bound = np.linalg.norm(Ginv, 2) * 8 * s * 3 * (1 + np.abs(beta).sum())
+    assert np.abs(np.r_[m.intercept_, m.coef_] - beta).max() <= bound
+    sig2 = np.sum((Z[:, -1] - Z[:, :-1] @ beta) ** 2) / (len(y) - 3)
+    se_ols = np.sqrt(sig2 * np.diag(Ginv))
+    se = np.sqrt(np.diag(ssp_wald_cov(m.release_.gram, s)))
+    # the privacy term s^2 P is ~1e-12 of the sampling term at this epsilon
+    np.testing.assert_allclose(se, se_ols, rtol=1e-4)
+
+
+def test_bootstrap_sd_matches_wald_in_the_linear_regime():
+    X, y = _data(40_000, seed=1)
+    m = SSPRegressor(epsilon=1.0, clip_y=2.0, n_boot=4000, random_state=2).fit(X, y)
+    se_w = np.sqrt(np.diag(ssp_wald_cov(m.release_.gram, m.release_.noise_sd)))
+    se_b = m.boot_coef_.std(axis=0, ddof=1)
+    # sd from B draws has relative s.e. 1/sqrt(2(B-1)) = 1.1%; 4 of them, plus 2% for the
+    # second-order terms (noise / smallest Gram eigenvalue is below 1% here)
+    np.testing.assert_allclose(se_b, se_w, rtol=4 / math.sqrt(2 * 3999) + 0.02)
+
+
+def test_interval_api():
+    X, y = _data(3000, p=3, seed=3)
+    m = SSPRegressor(epsilon=2.0, clip_y=2.0, n_boot=500, random_state=4).fit(X, y)
+    beta = np.r_[m.intercept_, m.coef_]
+    for method in ("bootstrap", "wald", "naive"):
+        c95, c90 = m.conf_int(0.05, method), m.conf_int(0.10, method)
+        assert c95.shape == (4, 2)
+        assert np.all(c95[:, 0] <= c90[:, 0]) and np.all(c90[:, 1] <= c95[:, 1])
+        if method != "bootstrap":
+            np.testing.assert_allclose(c95.mean(axis=1), beta, rtol=1e-12, atol=1e-12)
+        pm, po = (m.predict_interval(X[:5], 0.05, method, k) for k in ("mean", "observation"))
+        assert pm.shape == (5, 2) and np.all(po[:, 1] - po[:, 0] > pm[:, 1] - pm[:, 0])
+    width = {k: np.diff(m.conf_int(0.05, k), axis=1) for k in ("naive", "wald")}
+    assert np.all(width["naive"] < width["wald"])
+    tab = m.summary()
+    assert list(tab.columns) == ["coef", "std err", "[0.025", "0.975]"]
+    assert list(tab.index)[0] == "const"
+    with pytest.raises(ValueError, match="kind"):
+        m.predict_interval(X[:2], kind="median")
+
+
+def test_sensitivity_is_the_largest_change():
+    g = np.random.default_rng(5)
+    iu = np.triu_indices(4)
+    for cx, cy in ((1.0, 1.0), (0.5, 3.0)):
+        x = g.normal(size=(50_000, 2))
+        x *= cx / np.linalg.norm(x, axis=1)[:, None] * g.uniform(0, 1, (len(x), 1)) ** 0.5
+        Z = augmented_rows(x, g.uniform(-cy, cy, len(x)), cx, cy)
+        change = np.linalg.norm((Z[:, :, None] * Z[:, None, :])[:, iu[0], iu[1]], axis=1)
+        z = np.array([1.0, cx, 0.0, cy])
+        assert change.max() <= ssp_sensitivity(cx, cy) * (1 + 1e-12)
+        attained = np.linalg.norm(np.outer(z, z)[iu])
+        assert math.isclose(attained, ssp_sensitivity(cx, cy), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_baseline_sensitivities_bound_every_substitution(p):
+    gam, by = 0.7, 2.0
+    vals = np.linspace(-gam, gam, 5)
+    rows = [np.r_[1.0, v] for v in itertools.product(vals, repeat=p)]
+    iu = np.triu_indices(p + 1)
+    sens = pb_sensitivities(p, gam, by)
+    worst_g = max(np.abs(np.outer(a, a)[iu] - np.outer(b, b)[iu]).sum() for a in rows for b in rows)
+    worst_b = max(np.abs(a * ya - b * yb).sum() for a in rows for b in rows
+                  for ya in (-by, by) for yb in (-by, by))
+    assert worst_g <= sens["gram"] + 1e-12 and worst_b <= sens["xy"] + 1e-12
+    assert math.isclose(worst_b, sens["xy"])            # X^T y's bound is attained
