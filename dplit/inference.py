@@ -750,3 +750,39 @@ def verify_gp_interval_bias(full: bool = False, rng=None) -> dict:
                 tolerance=f"|coverage - 0.95| <= 4 SE = {4 * se:.3f} (binomial, R draws); the "
                 "lambda-only posterior must be below 0.95 - 4 SE",
                 passed=bool(ok_dtc and ok_fix and fails))
+
+# %% ../nbs/70_inference.ipynb #inf39b05
+#| code-fold: true
+def gp_projected_coverage(epsilon: float, tau: float, R: int = 1000, n: int = 500,
+                          n_inducing: int = 15, level: float = 0.95, rng=None) -> dict:
+    """Coverage of the candidate fix: the DP-GP release projected on K_ZZ's eigenvectors with
+    eigenvalue >= tau, noise-aware posterior with Eq 10's lambda for that dimension, plus the
+    regulariser's bias term; same harness as `gp_bias_diagnosis` (all 60 grid points scored)."""
+    from dplit.dpgp import (dpgp_noise_scales, eq_kernel, kernel_norm_bound,
+                            noise_aware_posterior, regulariser, release_statistics,
+                            unpack_statistics)
+    g, sig, R_y = as_rng(rng), 0.1, 4.0
+    grid, Z = np.linspace(-3, 3, 60), np.linspace(-3, 3, n_inducing)
+    Lf = np.linalg.cholesky(eq_kernel(grid, grid) + 1e-9 * np.eye(60))
+    Kzz, Kgz = eq_kernel(Z, Z), eq_kernel(grid, Z)
+    D, V = np.linalg.eigh(Kzz)
+    Vr, Dr = V[:, D >= tau], D[D >= tau]
+    r, Phi = len(Dr), Kgz @ Vr
+    nz = dpgp_noise_scales(kernel_norm_bound(Z), R_y, 1.0, epsilon, 1e-4)
+    lam, zq = regulariser(nz.sigma_b, sig, r), stats.norm.isf((1 - level) / 2)
+    hit, sd, err = [], [], []
+    for _ in range(R):
+        f = Lf @ g.standard_normal(60)
+        idx = g.integers(0, 60, n)
+        y = np.clip(f[idx] + sig * g.standard_normal(n), -R_y, R_y)
+        An, Bn = unpack_statistics(release_statistics(Kgz[idx], y, nz, rng=g).value, n_inducing)
+        p = noise_aware_posterior(np.diag(Dr), Vr.T @ An, Vr.T @ Bn @ Vr, sig, nz.sigma_a,
+                                  nz.sigma_b, lam)
+        St, l = p.Sigma_tilde, p.lam
+        W = p.W + St @ (l * np.eye(r) + l**2 * np.diag(1 / Dr)) @ St
+        mu = Phi @ p.alpha
+        s = np.sqrt(np.maximum(1 - (Phi**2 / Dr).sum(1) + ((Phi @ W) * Phi).sum(1), 0.0))
+        hit.append(np.mean(np.abs(f - mu) <= zq * s)), sd.append(s.mean())
+        err.append(np.mean((f - mu) ** 2))
+    return dict(epsilon=epsilon, tau=tau, r=r, coverage=np.mean(hit), mean_sd=np.mean(sd),
+                rmse=math.sqrt(np.mean(err)))
