@@ -684,3 +684,105 @@ def gp_coverage(n: int, epsilon: float, R: int, levels=(0.9, 0.95), rng=None) ->
             hit["DP-GP", lev].append(np.mean(np.abs(f - mu) <= z[lev] * sd))
             hit["exact GP", lev].append(np.mean(np.abs(f - mu0) <= z[lev] * sd0))
     return {k: float(np.mean(v)) for k, v in hit.items()}
+
+# %% ../nbs/70_inference.ipynb #inf39b01
+#| code-fold: true
+def gp_bias_diagnosis(n: int = 500, epsilon: float = 1e6, R: int = 1000, n_inducing: int = 15,
+                      level: float = 0.95, rng=None) -> dict:
+    """Coverage of mean +- z sd for f at one random grid point per prior draw (Bernoulli trials)
+    under five posteriors that separate the causes of the DP-GP's undercoverage (see the prose);
+    f ~ GP(0, EQ(1)) on 60 grid points in [-3, 3], n noisy observations (sd 0.1), R_y = 4."""
+    from dplit.dpgp import (_chol_jitter, dpgp_noise_scales, eq_kernel, kernel_norm_bound,
+                            noise_aware_posterior, predict_q, regulariser, release_statistics,
+                            sufficient_statistics, unpack_statistics)
+    g, sig, R_y = as_rng(rng), 0.1, 4.0
+    grid, Z = np.linspace(-3, 3, 60), np.linspace(-3, 3, n_inducing)
+    Lf = np.linalg.cholesky(eq_kernel(grid, grid) + 1e-9 * np.eye(60))
+    Kzz, Kgz = eq_kernel(Z, Z), eq_kernel(grid, Z)
+    Lz = _chol_jitter(Kzz)
+    Kinv = np.linalg.inv(Lz).T @ np.linalg.inv(Lz)
+    nz = dpgp_noise_scales(kernel_norm_bound(Z), R_y, 1.0, epsilon, 1e-4)
+    lam = regulariser(nz.sigma_b, sig, n_inducing)
+    zq = stats.norm.isf((1 - level) / 2)
+    names = ("DP-GP as released", "noise-free A, B; Eq 10 lambda",
+             "noise-free A, B; lambda = 0 (DTC)", "noise-free A, B; lambda + bias term",
+             "released A, B + bias term (plug-in)")
+    hit, sd, err, eig = {k: [] for k in names}, {k: [] for k in names}, {k: [] for k in names}, []
+    for _ in range(R):
+        f = Lf @ g.standard_normal(60)
+        idx = g.integers(0, 60, n)
+        y = np.clip(f[idx] + sig * g.standard_normal(n), -R_y, R_y)   # P(|y| > 4) ~ 1e-4
+        A, B = sufficient_statistics(Kgz[idx], y)
+        An, Bn = unpack_statistics(release_statistics(Kgz[idx], y, nz, rng=g).value, n_inducing)
+        eig.append(np.linalg.eigvalsh(Kzz + B / sig**2))
+        dp = noise_aware_posterior(Kzz, An, Bn, sig, nz.sigma_a, nz.sigma_b, lam)
+        nf = noise_aware_posterior(Kzz, A, B, sig, 0.0, 0.0, lam)
+        dtc = noise_aware_posterior(Kzz, A, B, sig, 0.0, 0.0, 0.0)
+        St = lambda p: p.Sigma_tilde
+        bias = lambda p: St(p) @ (p.lam * np.eye(n_inducing) + p.lam**2 * Kinv) @ St(p)
+        j = g.integers(60)
+        for k, (p, W) in zip(names, ((dp, dp.W), (nf, nf.W), (dtc, dtc.W), (nf, nf.W + bias(nf)),
+                                     (dp, dp.W + bias(dp)))):
+            mu, var = predict_q(Kgz[[j]], np.ones(1), Lz, p.alpha, W)
+            hit[k].append(abs(f[j] - mu[0]) <= zq * math.sqrt(var[0]))
+            sd[k].append(math.sqrt(var[0])), err[k].append((f[j] - mu[0]) ** 2)
+    table = pd.DataFrame({"coverage": {k: np.mean(v) for k, v in hit.items()},
+                          "mean sd": {k: np.mean(v) for k, v in sd.items()},
+                          "rmse": {k: math.sqrt(np.mean(v)) for k, v in err.items()}})
+    return dict(table=table, lam=lam, sigma_b=nz.sigma_b, R=R, level=level,
+                eig=np.quantile(np.array(eig), 0.5, axis=0))
+
+
+@register_check("gp_interval_bias",
+                "the DP-GP's undercoverage is the bias of Eq 10's regulariser: with noise-free "
+                "statistics, lambda = 0 and lambda + the bias term cover at 95% within 4 binomial "
+                "SE, Eq 10's lambda alone falls below by more than 4 SE (eps = 1e6, |Z| = 15)",
+                "Honkela (2021), Eq 2, 9-10, 17; this chapter's derivation")
+def verify_gp_interval_bias(full: bool = False, rng=None) -> dict:
+    d = gp_bias_diagnosis(R=4000 if full else 1000, rng=rng)
+    c, se = d["table"].coverage, math.sqrt(0.95 * 0.05 / d["R"])
+    ok_dtc = abs(c.iloc[2] - 0.95) <= 4 * se
+    ok_fix = abs(c.iloc[3] - 0.95) <= 4 * se
+    fails = c.iloc[1] < 0.95 - 4 * se
+    return dict(measured=f"R = {d['R']}, lambda = {d['lam']:.3g}: lambda = 0 {c.iloc[2]:.3f}, "
+                f"lambda + bias term {c.iloc[3]:.3f}, Eq 10 lambda alone {c.iloc[1]:.3f}, "
+                f"as released {c.iloc[0]:.3f}",
+                tolerance=f"|coverage - 0.95| <= 4 SE = {4 * se:.3f} (binomial, R draws); the "
+                "lambda-only posterior must be below 0.95 - 4 SE",
+                passed=bool(ok_dtc and ok_fix and fails))
+
+# %% ../nbs/70_inference.ipynb #inf39b05
+#| code-fold: true
+def gp_projected_coverage(epsilon: float, tau: float, R: int = 1000, n: int = 500,
+                          n_inducing: int = 15, level: float = 0.95, rng=None) -> dict:
+    """Coverage of the candidate fix: the DP-GP release projected on K_ZZ's eigenvectors with
+    eigenvalue >= tau, noise-aware posterior with Eq 10's lambda for that dimension, plus the
+    regulariser's bias term; same harness as `gp_bias_diagnosis` (all 60 grid points scored)."""
+    from dplit.dpgp import (dpgp_noise_scales, eq_kernel, kernel_norm_bound,
+                            noise_aware_posterior, regulariser, release_statistics,
+                            unpack_statistics)
+    g, sig, R_y = as_rng(rng), 0.1, 4.0
+    grid, Z = np.linspace(-3, 3, 60), np.linspace(-3, 3, n_inducing)
+    Lf = np.linalg.cholesky(eq_kernel(grid, grid) + 1e-9 * np.eye(60))
+    Kzz, Kgz = eq_kernel(Z, Z), eq_kernel(grid, Z)
+    D, V = np.linalg.eigh(Kzz)
+    Vr, Dr = V[:, D >= tau], D[D >= tau]
+    r, Phi = len(Dr), Kgz @ Vr
+    nz = dpgp_noise_scales(kernel_norm_bound(Z), R_y, 1.0, epsilon, 1e-4)
+    lam, zq = regulariser(nz.sigma_b, sig, r), stats.norm.isf((1 - level) / 2)
+    hit, sd, err = [], [], []
+    for _ in range(R):
+        f = Lf @ g.standard_normal(60)
+        idx = g.integers(0, 60, n)
+        y = np.clip(f[idx] + sig * g.standard_normal(n), -R_y, R_y)
+        An, Bn = unpack_statistics(release_statistics(Kgz[idx], y, nz, rng=g).value, n_inducing)
+        p = noise_aware_posterior(np.diag(Dr), Vr.T @ An, Vr.T @ Bn @ Vr, sig, nz.sigma_a,
+                                  nz.sigma_b, lam)
+        St, l = p.Sigma_tilde, p.lam
+        W = p.W + St @ (l * np.eye(r) + l**2 * np.diag(1 / Dr)) @ St
+        mu = Phi @ p.alpha
+        s = np.sqrt(np.maximum(1 - (Phi**2 / Dr).sum(1) + ((Phi @ W) * Phi).sum(1), 0.0))
+        hit.append(np.mean(np.abs(f - mu) <= zq * s)), sd.append(s.mean())
+        err.append(np.mean((f - mu) ** 2))
+    return dict(epsilon=epsilon, tau=tau, r=r, coverage=np.mean(hit), mean_sd=np.mean(sd),
+                rmse=math.sqrt(np.mean(err)))
