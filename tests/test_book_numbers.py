@@ -31,7 +31,7 @@ _NUM = r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w])"
 _UNITS = {"ms": 1e-3, "µs": 1e-6, "us": 1e-6, "s": 1.0, "min": 60.0, "h": 3600.0,
           "GB": 1.0, "MB": 1.0, "KB": 1.0, "%": 0.01}
 _UNIT_RE = r"(ms|µs|us|s|min|h|GB|MB|KB|%)"
-METHODS = ("mistakes", "top-R", "top-$R$", "MCMC", "Samp-Agg", "oracle", "DP-SIS", "two-stage",
+METHODS = ("mistakes", "top-R", "MCMC", "Samp-Agg", "oracle", "DP-SIS", "two-stage",
            "K-Tukey", "L-Tukey", "K-BAS", "L-BAS", "BAS", "Tukey", "NonDP", "DPKendall",
            "SubLasso", "RadoBoost", "AdaBoost", "IHT")
 _SEQ = _NUM[:-len(r"(?![\w])")] + r"(?:\s*[/–-]\s*" + _NUM[:-len(r"(?![\w])")] + r")*"
@@ -40,6 +40,7 @@ _SEQ = _NUM[:-len(r"(?![\w])")] + r"(?:\s*[/–-]\s*" + _NUM[:-len(r"(?![\w])")]
 def _strip(md: str) -> str:
     "Markdown without code fences, inline code, display and inline maths, links' targets and HTML."
     md = re.sub(r"^(```|~~~).*?^\1", " ", md, flags=re.S | re.M)
+    md = re.sub(r"([Tt]op-)\$R\$", r"\1R", md)  # a method's name, not maths
     md = re.sub(r"`[^`]*`", " ", md)
     md = re.sub(r"\$\$.*?\$\$", " ", md, flags=re.S)
     md = re.sub(r"(?<!\\)\$[^$]*\$", " ", md)
@@ -79,7 +80,7 @@ def prose_claims(md: str) -> list[tuple[str, str, float, int, float]]:
             out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
     # a method's name followed by its number(s): "mistakes 0.57/0.97/1.00", "Samp-Agg 0.11"
     names = "|".join(re.escape(n) for n in sorted(METHODS, key=len, reverse=True))
-    for m in re.finditer(r"(?<![\w-])(?:" + names + r")(?:'s)?:?\s" + _SEQ, text):
+    for m in re.finditer(r"(?<![\w-])(?:" + names + r")(?:'s)?:?\s" + _SEQ, text, flags=re.I):
         for t in re.findall(_NUM, m.group(0).split(None, 1)[1] if " " in m.group(0) else ""):
             if "." in t:  # integers after a name are counts or sizes ("top-R 2 swaps")
                 out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
@@ -234,6 +235,7 @@ def test_planted_mismatch_is_caught():
     assert unmatched(_nb("mean 19–28 ms per support", out)) == [("19–28 ms", "28")]
     assert unmatched(_nb("Samp-Agg 0/0.02 at n = 4000/8000", out)) == [("Samp-Agg 0/0.02", "0.02")]
     assert unmatched(_nb("Lemma 9.5 needs 429 models (×1.72).", out)) == [("×1.72", "1.72")]
+    assert unmatched(_nb("Top-$R$ 0.51 at $n=2000$", out)) == [("Top-R 0.51", "0.51")]
     # the corrected sentences pass: rounding to the quoted precision, thousands, %, ms <-> s
     good = ("391.8 s; 18.6 ms per support; Samp-Agg 0.000/0.010; ×1.81 and 1.81×; "
             "1,480 s wall; 5.8% of its draws; 0.39 ms")
