@@ -549,10 +549,14 @@ def _has_figure(outputs) -> bool:
 
 # %% ../nbs/05_book.ipynb #figcap01
 _FIG_OPT = re.compile(r"^\s*#\|\s*(fig-cap|fig-alt)\s*:\s*(.*?)\s*$")
+_MORE = re.compile(r"^\s*#\|\s{2,}(\S.*?)\s*$")  # an indented continuation line (YAML)
 
 
 def figure_options(source: str) -> dict:
     """The Quarto figure options of a code cell: ``#| fig-cap: ...`` and ``#| fig-alt: ...``.
+
+    A value may go on over the next directive lines when they are indented (YAML's continuation
+    lines), so that no line passes the 100-character limit.
 
     Parameters
     ----------
@@ -564,14 +568,19 @@ def figure_options(source: str) -> dict:
     dict
         ``{"fig-cap": str, "fig-alt": str}`` for the options present (quotes around a value removed).
     """
-    opts = {}
+    opts, key = {}, None
     for line in source.splitlines():
-        m = _FIG_OPT.match(line)
+        m, more = _FIG_OPT.match(line), _MORE.match(line)
         if m:
-            v = m.group(2)
-            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-                v = v[1:-1]
-            opts[m.group(1)] = v
+            key = m.group(1)
+            opts[key] = m.group(2)
+        elif key and more:
+            opts[key] += " " + more.group(1)
+        else:
+            key = None
+    for k, v in opts.items():
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            opts[k] = v[1:-1]
     return opts
 
 
