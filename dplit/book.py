@@ -658,6 +658,8 @@ def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
         _tag(c, "remove-input")
     if re.search(r"\boutput:\s*false", flags):
         _tag(c, "remove-output")
+    if re.search(r"\bcode-fold:\s*true", flags):  # Quarto's option: fold this cell's code
+        _fold(c, fold_label(code).replace("Source: ", "Code: ", 1))
     exported = any(x in ("export", "exports") for x in d)
     source_cell = exported or "exporti" in d
     if source_cell and _imports_only(code):
