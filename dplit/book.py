@@ -566,7 +566,8 @@ def figure_options(source: str) -> dict:
     Returns
     -------
     dict
-        ``{"fig-cap": str, "fig-alt": str}`` for the options present (quotes around a value removed).
+        ``{"fig-cap": str, "fig-alt": str}`` for the options present (quotes around a value
+        removed).
     """
     opts, key = {}, None
     for line in source.splitlines():
