@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['FOLD_LINES', 'PALETTE', 'API_PAGE', 'find_root', 'read_book', 'normalise_markdown', 'docstring_markdown',
-           'api_entries', 'fold_label', 'silent_note', 'figure_options', 'process_cell', 'method_style',
-           'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages', 'api_index', 'link_context',
-           'resolve_name', 'link_markdown', 'api_page', 'render_readme']
+__all__ = ['WIDE_TABLE', 'FOLD_LINES', 'PALETTE', 'API_PAGE', 'find_root', 'read_book', 'normalise_markdown',
+           'docstring_markdown', 'api_entries', 'fold_label', 'silent_note', 'figure_options', 'process_cell',
+           'method_style', 'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages', 'api_index',
+           'link_context', 'resolve_name', 'link_markdown', 'api_page', 'render_readme']
 
 # %% ../nbs/05_book.ipynb #5fd394a5
 def find_root(start=None) -> Path:
@@ -376,10 +376,27 @@ _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEP = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
 
 
+WIDE_TABLE = 12  # columns: a wider pandas table is shown as pandas' own text (see below)
+
+
+def _narrow(o: dict) -> dict:
+    """A pandas table wider than `WIDE_TABLE` columns keeps only its text form, which pandas wraps
+    in blocks of at most 80 characters: the HTML table would be wider than the text column."""
+    data = o.get("data", {})
+    html, plain = "".join(data.get("text/html", "")), "".join(data.get("text/plain", ""))
+    if 'class="dataframe"' not in html or not plain:
+        return o
+    head = html.split("</tr>", 1)[0]
+    if head.count("<th") - 1 <= WIDE_TABLE or max(map(len, plain.splitlines()), default=0) > 100:
+        return o
+    return dict(o, data={k: v for k, v in data.items() if k != "text/html"})
+
+
 def _table_outputs(outputs: list) -> list:
-    "Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs."
+    """Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs;
+    pandas tables wider than the column show as text (`_narrow`)."""
     res = []
-    for o in outputs:
+    for o in map(_narrow, outputs):
         text = "".join(o.get("text", "")) if o.get("output_type") == "stream" else ""
         rows = [l for l in text.splitlines() if l.strip()]
         if rows and all(_PIPE_ROW.match(l) for l in rows) and any(_PIPE_SEP.match(l) for l in rows):
@@ -834,6 +851,11 @@ div.api-entry li > p { margin: 0; }
 /* long output lines, wide tables and code scroll sideways inside their block instead of wrapping
    to column 0 or spilling over the page */
 div.cell_output pre { white-space: pre; overflow-x: auto; }
+/* printed text wraps inside the column rather than scrolling sideways (a reader misses what is off
+   screen); code keeps its lines */
+div.cell_output div.output.stream pre, div.cell_output div.output.text_plain pre {
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output table.dataframe { font-size: 0.85em; }
 div.cell_output > div, div.cell_output .output { max-width: 100%; overflow-x: auto; }
 article .pst-scrollable-table-container, article .table-wrapper {
   max-width: 100%; overflow-x: auto; }
