@@ -244,6 +244,13 @@ def test_planted_mismatch_is_caught():
     assert unmatched(_nb("$t = 90 s$ and `sleep(90 s)`\n```\n77 s\n```\n", out)) == []
 
 
+def test_front_page_numbers_are_looked_up_in_the_chapters():
+    "The README's '(8 s)' for a benchmark whose output says 3.65 s fails; '(3.7 s)' passes."
+    pool = output_numbers(_nb("", "total_p1000 3.650311983001302\n"))
+    assert unmatched(_nb("top-R at p = 1000 (8 s)", ""), pool) == [("8 s", "8")]
+    assert unmatched(_nb("top-R at p = 1000 (3.7 s)", ""), pool) == []
+
+
 def test_chapter_without_numbers_passes():
     assert unmatched(_nb("# A chapter\n\nNo measured numbers here.", "")) == []
     assert unmatched([]) == []
