@@ -376,18 +376,22 @@ _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEP = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
 
 
-WIDE_TABLE = 12  # columns: a wider pandas table is shown as pandas' own text (see below)
+WIDE_TABLE = 70  # characters: a pandas table whose text is wider shows as text (see below)
 
 
 def _narrow(o: dict) -> dict:
-    """A pandas table wider than `WIDE_TABLE` columns keeps only its text form, which pandas wraps
-    in blocks of at most 80 characters: the HTML table would be wider than the text column."""
+    """A pandas table wider than the column keeps only its text form, which pandas wraps in blocks
+    of at most 80 characters. Its text tells the width: a table whose text is wrapped (lines ending
+    in a backslash) or wider than `WIDE_TABLE` characters would, as HTML with its cell padding, be
+    wider than the text column at 1280 px."""
     data = o.get("data", {})
     html, plain = "".join(data.get("text/html", "")), "".join(data.get("text/plain", ""))
     if 'class="dataframe"' not in html or not plain:
         return o
-    head = html.split("</tr>", 1)[0]
-    if head.count("<th") - 1 <= WIDE_TABLE or max(map(len, plain.splitlines()), default=0) > 100:
+    lines = plain.splitlines()
+    widest = max(map(len, lines), default=0)
+    wrapped = any(l.rstrip().endswith("\\") for l in lines)
+    if not (wrapped or widest > WIDE_TABLE) or widest > 100:
         return o
     return dict(o, data={k: v for k, v in data.items() if k != "text/html"})
 
