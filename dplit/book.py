@@ -860,6 +860,11 @@ div.cell_output pre { white-space: pre; overflow-x: auto; }
 div.cell_output div.output.stream pre, div.cell_output div.output.text_plain pre {
   white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output table.dataframe { font-size: 0.85em; }
+/* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above
+   a text output: 2em of blank per cell, a dozen screens over the book) */
+div.cell .cell_output { margin-top: 0.4em; }
+div.cell .cell_output .output.text_plain, div.cell .cell_output .output.stream,
+div.cell .cell_output .output.text_html { margin-top: 0.3em; }
 div.cell_output > div, div.cell_output .output { max-width: 100%; overflow-x: auto; }
 article .pst-scrollable-table-container, article .table-wrapper {
   max-width: 100%; overflow-x: auto; }
