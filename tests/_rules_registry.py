@@ -116,6 +116,7 @@ FIT_CASES = {
     "PrivateClipScaler": (dict(epsilon=0.5, bounds=(-1.0, 1.0), n_grid=101), X4, None,
                           lambda e: e.ranges_),
     "ObjectivePerturbationRegressor": (dict(), X4, Y4, lambda e: e.coef_),
+    "DPLogisticRegression": (dict(), X4, LAB, lambda e: e.coef_),
     # meta-estimators: the search draws its own noise (split, runs, stopping); Charged draws none
     # of its own (its noise is the wrapped estimator's) and shares one accountant across clones,
     # so the accountant's budget must outlast every fit of the rule tests

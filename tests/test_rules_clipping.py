@@ -48,6 +48,7 @@ CLIPPING = {
     "DPSparseGPRegressor": (dict(inducing_points=4, clip_y=True), False),
     "DPRadoBoostClassifier": (dict(n_rados=10, T=10), True),
     "ObjectivePerturbationRegressor": (dict(), False),
+    "DPLogisticRegression": (dict(), True),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),
