@@ -49,6 +49,7 @@ CLIPPING = {
     "DPRadoBoostClassifier": (dict(n_rados=10, T=10), True),
     "ObjectivePerturbationRegressor": (dict(), False),
     "DPLogisticRegression": (dict(), True),
+    "RecipeClassifier": (dict(bounds=(-1.0, 1.0)), True),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),
@@ -58,7 +59,9 @@ CLIPPING = {
 # PrivateClipScaler's fit releases ranges (values outside the grid are counted, not clipped); its
 # transform clips to them: tested below. PrivateGridSearch fits the wrapped estimator once per run
 # (each run's clipping warns, from that run's fit): tested below.
-CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch"}
+# RecipeRegressor clips y to its privately released range on every fit (always some values):
+# tested in tests/test_recipes.py.
+CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch", "RecipeRegressor"}
 # estimators with no clipping bounds (their privacy does not rest on bounded data)
 NO_CLIPPING = {
     "TukeyRegressor": (dict(epsilon=5.0), False),
