@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+import numbers
 import warnings
 
 import numpy as np
@@ -314,6 +315,10 @@ class _RecipeBase(BaseEstimator):
                              "chosen from the data's meaning, not from its values")
         if isinstance(bounds, (str, bytes)) or np.ndim(bounds) not in (1, 2):
             raise ValueError(f"{name} must be a pair or one pair per column, got {bounds!r}")
+        flat = np.asarray(bounds, dtype=object).ravel()
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                   for v in flat):
+            raise TypeError(f"{name} must hold real numbers, got {bounds!r}")
         b = np.asarray(bounds, dtype=float) if np.ndim(bounds) == 2 else np.tile(
             np.asarray(bounds, dtype=float), (d, 1))
         if b.shape != (d, 2) or not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
@@ -330,10 +335,19 @@ class _RecipeBase(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True  # every fit is a fresh private release
+        for t in (tags.regressor_tags, tags.classifier_tags):
+            if t is not None:
+                t.poor_score = True  # private fits on tiny check datasets score poorly
         return tags
 
+    @staticmethod
+    def _forget_seeds(*steps):
+        "Drop the steps' seeds after the fit: a kept seed would let a reader replay the noise."
+        for st in steps:
+            st.set_params(random_state=None)
+
 # %% ../nbs/19_head_to_head.ipynb #fb34992a
-class RecipeRegressor(_RecipeBase, RegressorMixin):
+class RecipeRegressor(RegressorMixin, _RecipeBase):
     r"""Private linear regression with nothing to guess: a schema, a private median, Boosted AdaSSP.
 
     $(\varepsilon, \delta)$-DP under `relation`. One fit: (1) X is clipped to the public `bounds`
@@ -441,6 +455,7 @@ class RecipeRegressor(_RecipeBase, RegressorMixin):
         warn_clipped("RecipeRegressor.fit", [
             ("entries of X", _outside(X, xs.ranges_), X.size, "the public bounds (or ranges_)"),
             ("entries of y", np.sum((y < lo) | (y > hi)), y.size, "y's released range")])
+        self._forget_seeds(xs, ys, reg)
         self.x_scaler_, self.y_scaler_, self.regressor_ = xs, ys, reg
         self.spend_ = spend
         return self
@@ -454,7 +469,7 @@ class RecipeRegressor(_RecipeBase, RegressorMixin):
         return self.y_scaler_.inverse_transform(np.clip(z, -1.0, 1.0)[:, None])[:, 0]
 
 # %% ../nbs/19_head_to_head.ipynb #24cdff4e
-class RecipeClassifier(_RecipeBase, ClassifierMixin):
+class RecipeClassifier(ClassifierMixin, _RecipeBase):
     r"""Private logistic regression with nothing to guess: private ranges, scaling, objective
     perturbation; $(\varepsilon, \delta)$-DP under substitution of one row ($n$ public).
 
@@ -545,6 +560,7 @@ class RecipeClassifier(_RecipeBase, ClassifierMixin):
             clf.set_params(random_state=s[1]).fit(xs.transform(X), y)
         warn_clipped("RecipeClassifier.fit", [
             ("entries of X", _outside(X, xs.ranges_), X.size, "the public bounds (or ranges_)")])
+        self._forget_seeds(xs, clf)
         self.x_scaler_, self.classifier_, self.classes_ = xs, clf, clf.classes_
         self.spend_ = spend
         return self
