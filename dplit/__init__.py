@@ -10,7 +10,7 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
-           'objective_perturbation', 'ObjectivePerturbationRegressor']
+           'objective_perturbation', 'ObjectivePerturbationRegressor', 'AdaSSPRegressor']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -40,6 +40,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "bss_baselines": ("samp_agg_select", "mcmc_select"),
     "objpert": ("objective_perturbation", "ObjectivePerturbationRegressor"),
     "data": ("load",),
+    "distributed": ("AdaSSPRegressor",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
@@ -53,7 +54,8 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
-         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor"]
+         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
+         "AdaSSPRegressor"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):
