@@ -835,6 +835,10 @@ class BoostedAdaSSPRegressor(_BASParams):
     scale of X and y, without looking at the data. On labels far above `clip_r` the fit is noise
     at any $\varepsilon$. `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a
     release) when it clips. There is no refused release: a fit always returns coefficients.
+
+    Data: numpy, pandas, or a Dask array or frame larger than memory (chapter 60). The statistics
+    are exact sums of values quantised after clipping (same sensitivities), so the release is the
+    same for any chunking and number of workers, and equal to the in-memory fit's.
     """
 
     def fit(self, X, y):
