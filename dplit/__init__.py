@@ -11,7 +11,7 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
            'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor',
-           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule']
+           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'AdaSSPRegressor']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -43,6 +43,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "logistic": ("DPLogisticRegression",),
     "inference": ("SSPRegressor",),
     "recipes": ("RecipeRegressor", "RecipeClassifier", "recipe_rule"),
+    "distributed": ("AdaSSPRegressor",),
     "data": ("load",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -58,7 +59,7 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
          "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
-         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule"]
+         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule", "AdaSSPRegressor"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

@@ -613,6 +613,12 @@ class BASResult:
 
 def _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho=0.05):
     X, y = check_X_y(X, y, min_rows=2)
+    _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
+    return X, y
+
+
+def _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho=0.05):
+    "The parameters' checks (the data's are check_X_y's, or chapter 60's on a Dask collection)."
     check_epsilon(epsilon)
     check_delta(delta, positive=True)
     check_int(n_rounds, "n_rounds", low=1)
@@ -622,7 +628,6 @@ def _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r
     check_positive(clip_x, "clip_x")
     check_positive(clip_r, "clip_r")
     check_in_range(rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)
-    return X, y
 
 # %% ../nbs/14_boosted_adassp.ipynb #30813339
 def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
@@ -827,25 +832,26 @@ class BoostedAdaSSPRegressor(_BASParams):
     scale of X and y, without looking at the data. On labels far above `clip_r` the fit is noise
     at any $\varepsilon$. `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a
     release) when it clips. There is no refused release: a fit always returns coefficients.
+
+    Data: numpy, pandas, or a Dask array or frame larger than memory (chapter 60). The statistics
+    are exact sums of values quantised after clipping (same sensitivities), so the release is the
+    same for any chunking and number of workers, and equal to the in-memory fit's.
     """
 
     def fit(self, X, y):
         "One private fit (every call spends the budget again); returns self."
-        from sklearn.utils.validation import validate_data
+        from dplit.distributed import exact_boosted_adassp, fit_input
 
         g = check_random_state(self.random_state)
-        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
-        try:
-            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
-        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
-            raise type(exc)(f"X and y: {exc}") from None
-        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
-                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
+        X, y = fit_input(self, X, y)  # numpy, pandas or Dask (chapter 60)
+        _check_params(self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
+                      self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
         if self.ridge not in RIDGE_RULES:
             raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
         from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
-        r = boosted_adassp(
+        _charge_before_draw(self, self.n_features_in_)  # refuses an overspend before any draw
+        # exact quantised statistics (chapter 60): the same release in memory and on Dask
+        r = exact_boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
             self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
         )
@@ -858,6 +864,9 @@ class BoostedAdaSSPRegressor(_BASParams):
         from sklearn.utils.validation import validate_data
 
         check_is_fitted(self, "coef_")
+        from dplit.distributed import is_dask, predict_blocks
+        if is_dask(X):
+            return predict_blocks(self, X)
         X = check_array(validate_data(self, X, reset=False), "X")
         theta = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_
         return design(X, self.fit_intercept, self.clip_x) @ theta
