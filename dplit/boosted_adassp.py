@@ -767,7 +767,10 @@ class _BASParams(RegressorMixin, BaseEstimator):
         return tags
 
 # %% ../nbs/14_boosted_adassp.ipynb #593dda18
-class BoostedAdaSSPRegressor(_BASParams):
+from .accountant import PrivateEstimatorMixin
+
+
+class BoostedAdaSSPRegressor(PrivateEstimatorMixin, _BASParams):
     r"""Boosted AdaSSP as a scikit-learn regressor, $(\varepsilon, \delta)$-DP under add/remove.
 
     Gradient boosting of ridge regression on a privately released Gram matrix: the Gram matrix,
@@ -832,29 +835,42 @@ class BoostedAdaSSPRegressor(_BASParams):
     release) when it clips. There is no refused release: a fit always returns coefficients.
     """
 
-    def fit(self, X, y):
-        "One private fit (every call spends the budget again); returns self."
+    # One private fit (every call spends the budget again): the template `fit` of
+    # `PrivateEstimatorMixin` runs these four steps.
+    def _fit_params(self) -> dict:
+        check_epsilon(self.epsilon), check_delta(self.delta, positive=True)  # the release's
+        check_int(self.n_rounds, "n_rounds", low=1)                         # checks, before
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):             # the charge
+            raise TypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
+        for name in ("eta", "clip_x", "clip_r"):
+            check_positive(getattr(self, name), name)
+        check_in_range(self.rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)
+        if self.ridge not in RIDGE_RULES:
+            raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
+        return dict(epsilon=self.epsilon, delta=self.delta)
+
+    def _fit_data(self, params, X, y):
         from sklearn.utils.validation import validate_data
 
-        g = check_random_state(self.random_state)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         try:
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
             raise type(exc)(f"X and y: {exc}") from None
-        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
-                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
-        if self.ridge not in RIDGE_RULES:
-            raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+        return check_X_y(X, y, min_rows=2)
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        return dict(spend=bas_budget(self.epsilon, self.delta, self.n_rounds, self.shares,
+                                     self.clip_x, self.clip_r).spend())
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
         r = boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
+            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=rng,
         )
-        self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
+        self.coef_, self.intercept_ = r.coef, r.intercept
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
-        return self
+        return r.spend
 
     def predict(self, X):
         "x_tilde^T theta on the clipped design of X (post-processing; see the text above)."
