@@ -10,7 +10,8 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
-           'objective_perturbation', 'ObjectivePerturbationRegressor']
+           'objective_perturbation', 'ObjectivePerturbationRegressor', 'private_range', 'private_quantile',
+           'BudgetAccountant', 'BudgetExceededError', 'charged_fit', 'Charged', 'plan_fit', 'PrivateEstimatorMixin']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -33,7 +34,9 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "dpgp": ("DPSparseGPRegressor",),
     "radoboost": ("RadoBoostClassifier", "AdaBoostExamplesClassifier"),
     "dprados": ("dp_feat_rados", "DPRadoBoostClassifier"),
-    "bounds": ("PrivateClipScaler",),
+    "bounds": ("PrivateClipScaler", "private_range", "private_quantile"),
+    "accountant": ("BudgetAccountant", "BudgetExceededError", "charged_fit", "Charged",
+                   "plan_fit", "PrivateEstimatorMixin"),
     "tuning": ("PrivateGridSearch",),
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
@@ -53,7 +56,9 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
-         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor"]
+         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
+         "private_range", "private_quantile", "BudgetAccountant", "BudgetExceededError",
+         "charged_fit", "Charged", "plan_fit", "PrivateEstimatorMixin"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

@@ -17,6 +17,7 @@ from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_epsilon
 from .core import check_in_range, check_int, compose
 from .core import check_random_state, check_real_data, warn_clipped
+from .accountant import PrivateEstimatorMixin, _charge_release
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
@@ -99,7 +100,8 @@ def coarse_grid(bounds, n_grid: int) -> np.ndarray:
 
 # %% ../nbs/09_bounds.ipynb #9ece9e18
 def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
-                     relation: str = "add/remove", rng=None, size=None) -> Release:
+                     relation: str = "add/remove", rng=None, size=None,
+                     accountant=None) -> Release:
     r"""The private quantile: a grid point drawn by the exponential mechanism with utility
     $-|c_j - qn|$, $\varepsilon$-DP under `relation`.
 
@@ -121,6 +123,8 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
         Seed; the same seed gives the same output.
     size : int or None, default None
         Number of independent draws (for audits); None for one.
+    accountant : BudgetAccountant or None, default None
+        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
 
     Returns
     -------
@@ -135,9 +139,11 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
     x = check_array(x, "x", ndim=1)
     sens, eps = quantile_sensitivity(q, relation), check_epsilon(epsilon)
     grid = coarse_grid(bounds, n_grid)
+    spend = PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation)
+    _charge_release(accountant, spend, f"private quantile q={q:g}", size)
     r = exponential_mechanism(quantile_utility(x, grid, float(q)), sens, eps, rng=rng, size=size,
                               relation=relation)
-    return Release(grid[r.value], PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation))
+    return Release(grid[r.value], spend)
 
 # %% ../nbs/09_bounds.ipynb #2ec34d39
 def _quantile_law(x, grid, q, eps, sens) -> np.ndarray:
@@ -162,7 +168,7 @@ def quantile_worst_pair(q: float, eps: float, sens: float, n_max: int = 4, m: in
 
 # %% ../nbs/09_bounds.ipynb #3adb56fb
 def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int = 1001,
-                  relation: str = "add/remove", rng=None, size=None) -> Release:
+                  relation: str = "add/remove", rng=None, size=None, accountant=None) -> Release:
     r"""A private clipping range: the `quantiles` of `x` by two private quantiles at
     $\varepsilon/2$ each, ordered and made non-empty by post-processing.
 
@@ -184,6 +190,8 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
         Seed; the same seed gives the same output.
     size : int or None, default None
         Number of independent draws (for audits); None for one.
+    accountant : BudgetAccountant or None, default None
+        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
 
     Returns
     -------
@@ -199,8 +207,12 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     eps, grid = check_epsilon(epsilon), coarse_grid(bounds, n_grid)
     x = check_array(x, "x", ndim=1)
     sens = [quantile_sensitivity(q, relation) for q in qs]
-    lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), as_rng(rng), size)
-    return Release(np.stack([grid[lo], grid[hi]], axis=-1), _range_spend(eps, qs, relation))
+    g, spend = as_rng(rng), _range_spend(eps, qs, relation)
+    if size is not None:
+        check_int(size, "size", low=1)
+    _charge_release(accountant, spend, "private range", size)
+    lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), g, size)
+    return Release(np.stack([grid[lo], grid[hi]], axis=-1), spend)
 
 
 def _range_indices(x, grid, qs, sens, eps_pair, g, size):
@@ -228,7 +240,8 @@ def _check_quantiles(quantiles) -> tuple:
     return q_lo, q_hi
 
 # %% ../nbs/09_bounds.ipynb #450f1e0c
-class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, TransformerMixin,
+                        BaseEstimator):
     r"""Clip and scale every column to ranges chosen privately; $\varepsilon$-DP under `relation`.
 
     Parameters
@@ -285,60 +298,36 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"bounds must hold one pair per column ({d}), got {len(b)}")
         return list(b)
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
-        """What one fit on `n_features` columns spends (known before fitting).
-
-        Parameters
-        ----------
-        n_features : int
-            Number of columns.
-
-        Returns
-        -------
-        PrivacySpend
-            The spend `fit` records.
-        """
-        d, eps = check_int(n_features, "n_features", low=1), check_epsilon(self.epsilon)
-        q = _check_quantiles(self.quantiles)
+    # `fit` (release every column's clipping range) is the template of `PrivateEstimatorMixin`:
+    # parameters, data, the plan (the spend, and each column's public bounds), charge, release.
+    def _fit_params(self) -> dict:
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
-        return compose([_range_spend(eps / d, q, self.relation)] * d,
-                       mechanism="PrivateClipScaler")
+        _feature_range(self.feature_range)
+        return dict(epsilon=check_epsilon(self.epsilon), quantiles=_check_quantiles(self.quantiles))
 
-    def fit(self, X, y=None):
-        """Release every column's clipping range.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-            The private data, finite.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        PrivateClipScaler
-            self.
-        """
-        g = check_random_state(self.random_state)  # an int seed or None, no generator object
+    def _fit_data(self, params, X, y):
         check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
         try:
             X = validate_data(self, X, dtype=float)
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the argument named
             raise type(exc)(f"X: {exc}") from None
-        X = check_array(X, "X")
-        spend = self.expected_spend(X.shape[1])  # validates epsilon, quantiles, relation
-        lo_f, hi_f = _feature_range(self.feature_range)
-        cols = self._column_bounds(X.shape[1])
-        grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
-        eps = check_epsilon(self.epsilon) / X.shape[1]
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+        return check_array(X, "X"), y
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        cols = self._column_bounds(n_features)
+        for b in cols:
+            coarse_grid(b, self.n_grid)  # validate before any draw
+        eps = params.epsilon / n_features
+        spend = compose([_range_spend(eps, params.quantiles, self.relation)] * n_features,
+                        mechanism="PrivateClipScaler")
+        return dict(spend=spend, cols=cols, eps=eps)
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
         self.ranges_ = np.array([
-            private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
-                          rng=g).value for k in range(X.shape[1])])
-        self.spend_ = spend
-        return self
+            private_range(X[:, k], plan.eps, plan.cols[k], params.quantiles, self.n_grid,
+                          self.relation, rng=rng).value for k in range(X.shape[1])])
+        return plan.spend
 
     def transform(self, X):
         """Clip every column to its released range and map it onto `feature_range`; warn how
