@@ -76,7 +76,8 @@ class _PLDCache:
     Each accountant has its own (two accountants never overwrite each other's), under a lock."""
 
     def __init__(self):
-        self.lock, self.events, self.acc, self.delta, self.eps = threading.Lock(), (), None, None, None
+        self.lock = threading.Lock()
+        self.events, self.acc, self.delta, self.eps = (), None, None, None
 
     def epsilon(self, events: tuple, delta: float) -> float:
         from dp_accounting.pld import PLDAccountant
@@ -96,11 +97,12 @@ class _PLDCache:
 
 
 def _pld_epsilon(events: tuple, delta: float, cache: _PLDCache | None = None) -> float:
-    "epsilon at `delta` of the PLD accountant's composition of `events`, in order (`cache`: reused)."
+    "epsilon at `delta` of the PLD composition of `events`, in order (`cache`: reused)."
     return (cache if cache is not None else _PLDCache()).epsilon(events, delta)
 
 
-def _total(charges: list, relation: str, tight: bool, cache: _PLDCache | None = None) -> PrivacySpend:
+def _total(charges: list, relation: str, tight: bool,
+           cache: _PLDCache | None = None) -> PrivacySpend:
     "The composed spend of `charges` (all under `relation`): rule 1, or rule 2 when `tight`."
     if not charges:
         return PrivacySpend(0.0, 0.0, "nothing spent", relation)
@@ -493,9 +495,10 @@ def plan_fit(accountant, estimator, X) -> list:
     if accountant.would_exceed([s.spend for s in steps]):
         left = accountant.remaining
         raise BudgetExceededError(
-            f"the plan of {len(steps)} private step(s) ({', '.join(s.path for s in steps)}) "
-            f"would exceed the budget ({accountant.epsilon:g}, {accountant.delta:g}), which has "
-            f"({left[0]:.4g}, {left[1]:.3g}) left: nothing was charged")
+            f"charge of {len(steps)} private step(s) ({', '.join(s.path for s in steps)}) "
+            f"refused: together they would exceed the budget ({accountant.epsilon:g}, "
+            f"{accountant.delta:g}), which has ({left[0]:.4g}, {left[1]:.3g}) left; nothing was "
+            "charged")
     return steps
 
 # %% ../nbs/08_accountant.ipynb #779f5859
@@ -643,8 +646,8 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         est = clone(self.estimator)
-        label = (_fit_label(est, self.label or "fit") if callable(getattr(est, "expected_spend", None))
-                 else self.label)
+        planned = callable(getattr(est, "expected_spend", None))
+        label = _fit_label(est, self.label or "fit") if planned else self.label
         self.estimator_, steps = _charged_fit(self.accountant, est, X, y, label, fit_params)
         self.spend_ = getattr(self.estimator_, "spend_", None)
         if not isinstance(self.spend_, PrivacySpend):
@@ -796,8 +799,8 @@ class PrivateEstimatorMixin:
 
     - ``_fit_params()`` -> dict: every public parameter, checked (no data, no draw);
     - ``_fit_data(params, X, y)`` -> (X, y): the data, checked and converted;
-    - ``_fit_plan(params, n_features)`` -> dict with ``spend`` (a PrivacySpend) and anything else the
-      release needs that follows from public quantities (a noise scale);
+    - ``_fit_plan(params, n_features)`` -> dict with ``spend`` (a PrivacySpend) and anything
+      else the release needs that follows from public quantities (a noise scale);
     - ``_fit_release(params, plan, X, y, rng)`` -> PrivacySpend: draws, sets the fitted attributes,
       and returns what it spent (checked against the plan).
     """

@@ -841,7 +841,8 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, _BASParams):
         check_epsilon(self.epsilon), check_delta(self.delta, positive=True)  # the release's
         check_int(self.n_rounds, "n_rounds", low=1)                         # checks, before
         if not isinstance(self.fit_intercept, (bool, np.bool_)):             # the charge
-            raise TypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
+            raise TypeError("fit_intercept must be a bool, got "
+                            f"{type(self.fit_intercept).__name__}")
         for name in ("eta", "clip_x", "clip_r"):
             check_positive(getattr(self, name), name)
         check_in_range(self.rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)

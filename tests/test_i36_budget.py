@@ -1,7 +1,7 @@
 """Issue 36 (findings 1-5, 9 and thread safety): one thread-safe ledger, every step charges itself,
 pipelines are planned before the first charge, the accountant imports no estimator.
 
-Truths used: a serial run of the same charges (the ledger must accept exactly as many under threads),
+Truths used: a serial run of the same charges (the ledger must accept as many under threads),
 the budget itself, the generator's state (0 draws), a fresh interpreter's sys.modules, the AST.
 """
 import ast
