@@ -481,8 +481,9 @@ def plan_fit(accountant, estimator, X) -> list:
     steps, _ = _plan(estimator, X, np.shape(X)[1], "")
     for s in steps:
         if getattr(s.estimator, "accountant", None) is not None:
-            raise ValueError(f"step {s.path!r}: it has its own accountant, which its fit would "
-                             "charge again; set accountant=None on it (the plan charges it once)")
+            raise ValueError(f"estimator: step {s.path!r} has its own accountant, which its fit "
+                             "would charge again; set accountant=None on it (the plan charges it "
+                             "once)")
         try:
             to_relation(s.spend, accountant.relation)
         except ValueError:
