@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from .core import (RELATIONS, PrivacySpend, _is_private, check_delta, check_epsilon,
                         check_int, check_random_state, compose)
@@ -476,9 +477,10 @@ def plan_fit(accountant, estimator, X) -> list:
     BudgetExceededError
         If the plan as a whole would exceed what is left of the budget.
     """
-    if np.ndim(X) != 2:
-        raise ValueError(f"X must be 2-D, got shape {np.shape(X)}")
-    steps, _ = _plan(estimator, X, np.shape(X)[1], "")
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape   # the schema, no values
+    if len(shape) != 2:
+        raise ValueError(f"X must be 2-D, got shape {shape}")
+    steps, _ = _plan(estimator, X, shape[1], "")
     for s in steps:
         if getattr(s.estimator, "accountant", None) is not None:
             raise ValueError(f"estimator: step {s.path!r} has its own accountant, which its fit "
@@ -662,11 +664,13 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
     @available_if(_inner_has("predict"))
     def predict(self, X):
         "The fitted estimator's prediction (post-processing: not charged)."
+        check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
 
     @available_if(_inner_has("transform"))
     def transform(self, X):
         "The fitted estimator's transform (post-processing: not charged)."
+        check_is_fitted(self, "estimator_")
         return self.estimator_.transform(X)
 
     @available_if(_inner_has("get_support"))
@@ -683,6 +687,8 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         inner = self.estimator.__sklearn_tags__()
         tags.estimator_type, tags.target_tags = inner.estimator_type, inner.target_tags
+        tags.regressor_tags, tags.classifier_tags = inner.regressor_tags, inner.classifier_tags
+        tags.transformer_tags = inner.transformer_tags
         tags.non_deterministic = True
         return tags
 
