@@ -769,7 +769,10 @@ class _BASParams(RegressorMixin, BaseEstimator):
         return tags
 
 # %% ../nbs/14_boosted_adassp.ipynb #593dda18
-class BoostedAdaSSPRegressor(_BASParams):
+from .accountant import PrivateEstimatorMixin
+
+
+class BoostedAdaSSPRegressor(PrivateEstimatorMixin, _BASParams):
     r"""Boosted AdaSSP as a scikit-learn regressor, $(\varepsilon, \delta)$-DP under add/remove.
 
     Gradient boosting of ridge regression on a privately released Gram matrix: the Gram matrix,
@@ -838,26 +841,36 @@ class BoostedAdaSSPRegressor(_BASParams):
     same for any chunking and number of workers, and equal to the in-memory fit's.
     """
 
-    def fit(self, X, y):
-        "One private fit (every call spends the budget again); returns self."
-        from dplit.distributed import exact_boosted_adassp, fit_input
-
-        g = check_random_state(self.random_state)
-        X, y = fit_input(self, X, y)  # numpy, pandas or Dask (chapter 60)
+    # One private fit (every call spends the budget again): the template `fit` of
+    # `PrivateEstimatorMixin` runs these four steps.
+    def _fit_params(self) -> dict:
         _check_params(self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
                       self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
         if self.ridge not in RIDGE_RULES:
             raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, self.n_features_in_)  # refuses an overspend before any draw
+        return dict(epsilon=self.epsilon, delta=self.delta)
+
+    def _fit_data(self, params, X, y):
+        from dplit.distributed import fit_input, is_dask
+
+        X, y = fit_input(self, X, y)  # numpy, pandas or Dask (chapter 60)
+        return (X, y) if is_dask(X) else check_X_y(X, y, min_rows=2)
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        return dict(spend=bas_budget(self.epsilon, self.delta, self.n_rounds, self.shares,
+                                     self.clip_x, self.clip_r).spend())
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
+        from dplit.distributed import exact_boosted_adassp
+
         # exact quantised statistics (chapter 60): the same release in memory and on Dask
         r = exact_boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
+            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=rng,
         )
-        self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
+        self.coef_, self.intercept_ = r.coef, r.intercept
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
-        return self
+        return r.spend
 
     def predict(self, X):
         "x_tilde^T theta on the clipped design of X (post-processing; see the text above)."
@@ -870,6 +883,7 @@ class BoostedAdaSSPRegressor(_BASParams):
         X = check_array(validate_data(self, X, reset=False), "X")
         theta = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_
         return design(X, self.fit_intercept, self.clip_x) @ theta
+
 
 # %% ../nbs/14_boosted_adassp.ipynb #7a5e6770
 def _upper(M):

@@ -35,8 +35,9 @@ def public_objects():
 
 
 def public_estimators() -> dict:
-    "Every class with a `fit` method in some module's `__all__`."
-    return {n: o for _, n, o in public_objects() if inspect.isclass(o) and callable(getattr(o, "fit", None))}
+    "Every class with a `fit` method in some module's `__all__` (a mixin is a base class, not one)."
+    return {n: o for _, n, o in public_objects() if inspect.isclass(o) and callable(getattr(o, "fit", None))
+            and not n.endswith("Mixin")}
 
 
 # verification, benchmark, experiment and data-generating helpers take `rng` too, but release nothing

@@ -67,6 +67,11 @@ ESTIMATORS = {
     "PrivateGridSearch": (lambda: dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(n_rounds=3),
                                                           {"n_rounds": [2, 3]}, random_state=0), {}),
 }
+# the accountant's wrapper: every check's fit is charged to one large budget (basic composition, quick)
+ESTIMATORS["Charged"] = (lambda: dplit.Charged(dplit.BoostedAdaSSPRegressor(n_rounds=3, random_state=0),
+                                               dplit.BudgetAccountant(1e9, 0.5, tight=False)),
+                       {"check_estimators_empty_data_messages": "the plan refuses 0 columns first, with "
+                        "dplit's message naming n_features, before the inner estimator's validation"})
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
     ESTIMATORS[f"PrivateRegressionPipeline-{_name}"] = (
         lambda _name=_name: dplit.PrivateRegressionPipeline(pipeline=_name, k=1, random_state=0),
