@@ -85,7 +85,8 @@ def test_scaler_holds_no_data():
     X = np.random.Generator(np.random.PCG64(2)).normal(size=(100, 2))
     sc = PrivateClipScaler(bounds=(-5.0, 5.0), n_grid=101, random_state=0).fit(X)
     fitted = {k for k in vars(sc) if k.endswith("_") and not k.startswith("_")}
-    assert fitted == {"ranges_", "spend_", "n_features_in_"}
+    assert fitted == {"ranges_", "spend_", "n_features_in_", "kinds_"}
+    assert sc.kinds_ == ["private", "private"]          # public: from the schema and dtypes only
     assert np.isin(sc.ranges_, coarse_grid((-5.0, 5.0), 101)).all()
 
 
