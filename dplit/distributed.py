@@ -39,7 +39,9 @@ def _quantise_row(x, fit_intercept, clip_x, q):
         v = np.float64(x[j])
         ss += v * v
     m, finite = 1.0, True
-    if not math.isfinite(ss):  # an entry above ~1e154, or not finite: rescale by the largest entry
+    # an entry above ~1e154 or not finite (overflow), or squares below the normal range (their
+    # subnormal rounding is not 'a small multiple of u'): rescale by the largest entry
+    if not math.isfinite(ss) or ss < 1e-200:
         m = 0.0
         for j in range(p):
             v = abs(np.float64(x[j]))
@@ -53,7 +55,9 @@ def _quantise_row(x, fit_intercept, clip_x, q):
             v = np.float64(x[j]) / m
             ss += v * v if math.isfinite(v) else 0.0
     feat = m * math.sqrt(ss)
-    norm = m * math.sqrt(ss + (1.0 / m) ** 2) if fit_intercept else feat
+    # (x, 1)'s norm; after a rescale by m, hypot: (1/m)^2 may overflow or vanish
+    one = math.sqrt(ss + 1.0) if m == 1.0 else math.hypot(feat, 1.0)
+    norm = one if fit_intercept else feat
     f = QMAX / max(clip_x, norm)
     for j in range(p):
         v = np.float64(x[j]) * f

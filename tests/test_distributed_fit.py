@@ -48,6 +48,18 @@ def test_statistics_are_the_python_integer_sums():
     assert np.all(parts.astype(object) == ref_g)
 
 
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_tiny_rows_and_bound_stay_in_the_ball(fit_intercept):
+    """Rows and clip_x near 1e-160: the squares are subnormal, their sum is not within a few ulps, and the
+    unrescaled norm let 445 of 2000 rows leave the ball (sum q^2 > Q^2, no intercept). The bound is Derivation 2's."""
+    g = np.random.default_rng(0)
+    for clip_x in (1e-160, 1e-300):
+        X = g.normal(size=(2000, 5)) * clip_x
+        Z = _quantised(X, np.zeros(len(X)), fit_intercept, clip_x, 1.0)
+        sq = (Z[:, :-1].astype(np.int64) ** 2).sum(axis=1)
+        assert sq.max() <= QMAX**2 and sq.max() >= 0.99 * QMAX**2  # in the ball, and not all zero
+
+
 @pytest.mark.parametrize("make", [
     lambda: AdaSSPRegressor(epsilon=2.0, random_state=11),
     lambda: BoostedAdaSSPRegressor(epsilon=2.0, n_rounds=4, random_state=11)])
