@@ -39,7 +39,9 @@ def _quantise_row(x, fit_intercept, clip_x, q):
         v = np.float64(x[j])
         ss += v * v
     m, finite = 1.0, True
-    if not math.isfinite(ss):  # an entry above ~1e154, or not finite: rescale by the largest entry
+    # an entry above ~1e154 or not finite (overflow), or squares below the normal range (their
+    # subnormal rounding is not 'a small multiple of u'): rescale by the largest entry
+    if not math.isfinite(ss) or ss < 1e-200:
         m = 0.0
         for j in range(p):
             v = abs(np.float64(x[j]))
@@ -53,7 +55,9 @@ def _quantise_row(x, fit_intercept, clip_x, q):
             v = np.float64(x[j]) / m
             ss += v * v if math.isfinite(v) else 0.0
     feat = m * math.sqrt(ss)
-    norm = m * math.sqrt(ss + (1.0 / m) ** 2) if fit_intercept else feat
+    # (x, 1)'s norm; after a rescale by m, hypot: (1/m)^2 may overflow or vanish
+    one = math.sqrt(ss + 1.0) if m == 1.0 else math.hypot(feat, 1.0)
+    norm = one if fit_intercept else feat
     f = QMAX / max(clip_x, norm)
     for j in range(p):
         v = np.float64(x[j]) * f
@@ -89,6 +93,15 @@ def _quantise_block(X, y, fit_intercept, clip_x, clip_r, Z):
     return cx, cy, finite
 
 # %% ../nbs/60_distributed.ipynb #813c57ed
+def _block_pair(X, y) -> tuple:
+    "One block as arrays; a y of another length is refused (numba does not check bounds)."
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or len(y) != len(X):
+        raise ValueError(f"X and y: a block of {X.shape} rows needs a 1-d y of as many, "
+                         f"got {y.shape} (misaligned blocks)")
+    return X, y
+
+
 def block_statistics(X, y, fit_intercept: bool = True, clip_x: float = 1.0,
                      clip_r: float = 1.0) -> dict:
     r"""The exact integer statistics of one block of rows (the map step of the one-pass fits).
@@ -112,7 +125,7 @@ def block_statistics(X, y, fit_intercept: bool = True, clip_x: float = 1.0,
         label]; ``n``: rows; ``clipped_x``, ``clipped_y``: how many were clipped (for the curator's
         warning only); ``finite``: whether every value was finite.
     """
-    X, y = np.asarray(X), np.asarray(y)
+    X, y = _block_pair(X, y)
     n, p = X.shape
     d = p + bool(fit_intercept)
     G = np.zeros((d + 1, d + 1), np.int64)
@@ -234,8 +247,9 @@ def block_gradient(X, y, fit_intercept: bool, clip_x: float, clip_r: float, thet
     -------
     ndarray of int64, shape (d,)
     """
+    X, y = _block_pair(X, y)
     acc = np.zeros(len(theta_q), np.int64)
-    _round_block(np.asarray(X), np.asarray(y), bool(fit_intercept), clip_x, clip_r,
+    _round_block(X, y, bool(fit_intercept), clip_x, clip_r,
                  np.asarray(theta_q, dtype=float), acc)
     return acc
 
@@ -418,7 +432,7 @@ def exact_boosted_adassp(
         warn_clipped("Boosted AdaSSP", [
             ("rows of X", stats["clipped_x"], stats["n"], f"norm clip_x = {clip_x:g}"),
             ("labels (first-round residuals)", stats["clipped_y"], stats["n"],
-             f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")], stacklevel=2)
+             f"[-clip_r, clip_r] = [-{clip_r:g}, {clip_r:g}]")])
     else:
         _warn_clipped_bas(X, y, clip_x, clip_r)
     coef, icpt = (theta[:-1], float(theta[-1])) if fit_intercept else (theta, 0.0)

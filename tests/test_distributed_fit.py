@@ -48,6 +48,18 @@ def test_statistics_are_the_python_integer_sums():
     assert np.all(parts.astype(object) == ref_g)
 
 
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_tiny_rows_and_bound_stay_in_the_ball(fit_intercept):
+    """Rows and clip_x near 1e-160: the squares are subnormal, their sum is not within a few ulps, and the
+    unrescaled norm let 445 of 2000 rows leave the ball (sum q^2 > Q^2, no intercept). The bound is Derivation 2's."""
+    g = np.random.default_rng(0)
+    for clip_x in (1e-160, 1e-300):
+        X = g.normal(size=(2000, 5)) * clip_x
+        Z = _quantised(X, np.zeros(len(X)), fit_intercept, clip_x, 1.0)
+        sq = (Z[:, :-1].astype(np.int64) ** 2).sum(axis=1)
+        assert sq.max() <= QMAX**2 and sq.max() >= 0.99 * QMAX**2  # in the ball, and not all zero
+
+
 @pytest.mark.parametrize("make", [
     lambda: AdaSSPRegressor(epsilon=2.0, random_state=11),
     lambda: BoostedAdaSSPRegressor(epsilon=2.0, n_rounds=4, random_state=11)])
@@ -100,7 +112,7 @@ def _untouched(g, state):
 @pytest.mark.parametrize("bad, exc, word", [
     ("nan", ValueError, "finite"), ("inf_y", ValueError, "finite"), ("one_row", ValueError, "2 rows"),
     ("bool", TypeError, "real"), ("misaligned", ValueError, "rows"), ("eps", ValueError, "epsilon"),
-    ("clip", ValueError, "clip_x")])
+    ("clip", ValueError, "clip_x"), ("misaligned_unknown", ValueError, "rows")])
 def test_bad_input_refused_before_the_first_draw(bad, exc, word):
     X, y = _data(400)
     kw = dict(epsilon=1.0, delta=1e-5, n_rounds=3)
@@ -115,6 +127,9 @@ def test_bad_input_refused_before_the_first_draw(bad, exc, word):
         Xd = Xd > 0
     if bad == "misaligned":
         yd = da.from_array(y[:-1], chunks=100)
+    if bad == "misaligned_unknown":  # unknown chunk sizes: only the blocks can tell (numba has no bounds check)
+        Xd = dd.from_pandas(pd.DataFrame(X), npartitions=4).to_dask_array()
+        yd = da.from_array(y[:-1], chunks=100)
     if bad == "eps":
         kw["epsilon"] = -1.0
     if bad == "clip":
@@ -124,6 +139,25 @@ def test_bad_input_refused_before_the_first_draw(bad, exc, word):
     with dask.config.set(scheduler="sync"), pytest.raises(exc, match=word):
         exact_boosted_adassp(Xd, yd, rng=g, **kw)
     assert _untouched(g, state)
+
+
+def test_dask_fit_that_clips_warns_once_without_counts():
+    "A Dask fit whose data exceed the bounds warns (one bit, no count) and releases what the in-memory fit releases."
+    import warnings
+
+    from dplit.core import ClippingWarning
+    X, y = _data(1000)
+    X, y = 3 * X, 3 * y                                # many rows and labels above clip_x = clip_r = 1
+    with pytest.warns(ClippingWarning):
+        ref = _theta(BoostedAdaSSPRegressor(n_rounds=3, random_state=4).fit(X, y))
+    with dask.config.set(scheduler="sync"), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        est = BoostedAdaSSPRegressor(n_rounds=3, random_state=4).fit(
+            da.from_array(X, chunks=(300, -1)), da.from_array(y, chunks=300))
+    msgs = [str(m.message) for m in w if issubclass(m.category, ClippingWarning)]
+    assert len(msgs) == 1 and not any(ch.isdigit() for ch in msgs[0].split("(")[0])
+    assert "NON-PRIVATE" not in msgs[0] and str(len(X)) not in msgs[0]
+    assert np.array_equal(_theta(est), ref)            # exact: integer sums
 
 
 def test_gram_audit_on_the_dask_path():
