@@ -132,7 +132,9 @@ def test_clipping_warns_without_counts():
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             DPLogisticRegression(random_state=0).fit(Xk, y)
-        msgs += [str(x.message) for x in w if issubclass(x.category, ClippingWarning)]
+        got = [x for x in w if issubclass(x.category, ClippingWarning)]
+        assert [x.filename for x in got] == [__file__]    # once per fit, at the user's line
+        msgs += [str(x.message) for x in got]
     assert len(msgs) == 2 and msgs[0] == msgs[1]          # the message does not depend on the count
     assert "17" not in msgs[1] and " 1 " not in msgs[0]
     with warnings.catch_warnings():
