@@ -10,7 +10,8 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'AdaBoostExamplesClassifier', 'dp_feat_rados', 'BestSubsetSelector', 'ExhaustiveSearch', 'GapConditionError',
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
-           'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor']
+           'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor',
+           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -41,6 +42,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "objpert": ("objective_perturbation", "ObjectivePerturbationRegressor"),
     "logistic": ("DPLogisticRegression",),
     "inference": ("SSPRegressor",),
+    "recipes": ("RecipeRegressor", "RecipeClassifier", "recipe_rule"),
     "data": ("load",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -56,7 +58,7 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
          "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
-         "DPLogisticRegression", "SSPRegressor"]
+         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

@@ -16,9 +16,10 @@ import tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['FOLD_LINES', 'API_PAGE', 'find_root', 'read_book', 'normalise_markdown', 'docstring_markdown', 'api_entries',
-           'fold_label', 'silent_note', 'process_cell', 'process_notebook', 'find_mathjax', 'build_book',
-           'chapter_pages', 'api_index', 'link_context', 'resolve_name', 'link_markdown', 'api_page', 'render_readme']
+__all__ = ['WIDE_TABLE', 'FOLD_LINES', 'PALETTE', 'API_PAGE', 'find_root', 'read_book', 'normalise_markdown',
+           'docstring_markdown', 'api_entries', 'fold_label', 'silent_note', 'figure_options', 'process_cell',
+           'method_style', 'process_notebook', 'find_mathjax', 'build_book', 'chapter_pages', 'api_index',
+           'link_context', 'resolve_name', 'link_markdown', 'api_page', 'render_readme']
 
 # %% ../nbs/05_book.ipynb #5fd394a5
 def find_root(start=None) -> Path:
@@ -375,10 +376,31 @@ _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEP = re.compile(r"^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$")
 
 
+WIDE_TABLE = 70  # characters: a pandas table whose text is wider shows as text (see below)
+
+
+def _narrow(o: dict) -> dict:
+    """A pandas table wider than the column keeps only its text form, which pandas wraps in blocks
+    of at most 80 characters. Its text tells the width: a table whose text is wrapped (lines ending
+    in a backslash) or wider than `WIDE_TABLE` characters would, as HTML with its cell padding, be
+    wider than the text column at 1280 px."""
+    data = o.get("data", {})
+    html, plain = "".join(data.get("text/html", "")), "".join(data.get("text/plain", ""))
+    if 'class="dataframe"' not in html or not plain:
+        return o
+    lines = plain.splitlines()
+    widest = max(map(len, lines), default=0)
+    wrapped = any(l.rstrip().endswith("\\") for l in lines)
+    if not (wrapped or widest > WIDE_TABLE) or widest > 100:
+        return o
+    return dict(o, data={k: v for k, v in data.items() if k != "text/html"})
+
+
 def _table_outputs(outputs: list) -> list:
-    "Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs."
+    """Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs;
+    pandas tables wider than the column show as text (`_narrow`)."""
     res = []
-    for o in outputs:
+    for o in map(_narrow, outputs):
         text = "".join(o.get("text", "")) if o.get("output_type") == "stream" else ""
         rows = [l for l in text.splitlines() if l.strip()]
         if rows and all(_PIPE_ROW.match(l) for l in rows) and any(_PIPE_SEP.match(l) for l in rows):
@@ -415,6 +437,12 @@ def _defined_names(code: str) -> tuple[list, list]:
     return defs, assigned
 
 
+def _lines(code: str) -> str:
+    "How long `code` is: '1 line', '17 lines'."
+    n = len(code.splitlines())
+    return f"{n} line" + ("" if n == 1 else "s")
+
+
 def _listing(names: list, k: int = 3) -> str:
     shown = ", ".join(names[:k])
     return shown + (f" and {len(names) - k} more" if len(names) > k else "")
@@ -436,7 +464,7 @@ def fold_label(code: str) -> str:
     """
     defs, assigned = _defined_names(code)
     what = _listing(defs or assigned) or "code"
-    return f"Source: {what} ({len(code.splitlines())} lines)"
+    return f"Source: {what} ({_lines(code)})"
 
 
 def _check_stmt(n) -> bool:
@@ -532,11 +560,81 @@ def _note_output(note: str) -> dict:
 def _fold(cell, label):
     "Fold the cell's input under `label` (MyST-NB's hide-input with a cell-level prompt)."
     _tag(cell, "hide-input")
-    cell["metadata"]["mystnb"] = {"code_prompt_show": label, "code_prompt_hide": "Hide: " + label}
+    cell["metadata"].setdefault("mystnb", {}).update(
+        {"code_prompt_show": label, "code_prompt_hide": "Hide: " + label})
 
 
 def _has_figure(outputs) -> bool:
     return any(k.startswith("image/") for o in outputs for k in o.get("data", {}))
+
+
+# %% ../nbs/05_book.ipynb #figcap01
+_FIG_OPT = re.compile(r"^\s*#\|\s*(fig-cap|fig-alt)\s*:\s*(.*?)\s*$")
+_MORE = re.compile(r"^\s*#\|\s{2,}(\S.*?)\s*$")  # an indented continuation line (YAML)
+
+
+def figure_options(source: str) -> dict:
+    """The Quarto figure options of a code cell: ``#| fig-cap: ...`` and ``#| fig-alt: ...``.
+
+    A value may go on over the next directive lines when they are indented (YAML's continuation
+    lines), so that no line passes the 100-character limit.
+
+    Parameters
+    ----------
+    source : str
+        The cell's source, directive lines included.
+
+    Returns
+    -------
+    dict
+        ``{"fig-cap": str, "fig-alt": str}`` for the options present (quotes around a value
+        removed).
+    """
+    opts, key = {}, None
+    for line in source.splitlines():
+        m, more = _FIG_OPT.match(line), _MORE.match(line)
+        if m:
+            key = m.group(1)
+            opts[key] = m.group(2)
+        elif key and more:
+            opts[key] += " " + more.group(1)
+        else:
+            key = None
+    for k, v in opts.items():
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            opts[k] = v[1:-1]
+    return opts
+
+
+def _is_image(o) -> bool:
+    return o.get("output_type") in ("display_data", "execute_result") and _has_figure([o])
+
+
+def _captioned(c: dict, opts: dict) -> list[dict]:
+    """A code cell with figures and a caption, as MyST-NB renders it: each figure in a cell of its
+    own whose metadata holds the caption and the alt text (MyST-NB wraps every rich output of a
+    cell in the cell's figure, so tables and further figures move to input-less cells after it).
+    The figures get their names and numbers in `process_notebook`."""
+    outs = c.get("outputs", [])
+    if "fig-cap" not in opts or not any(map(_is_image, outs)):
+        return [c]
+    first = next(i for i, o in enumerate(outs) if _is_image(o))
+    rich = lambda o: o.get("output_type") in ("display_data", "execute_result")
+    res = [dict(c, outputs=[o for o in outs[:first] if not rich(o)] + [outs[first]])]
+    for o in [o for o in outs[:first] if rich(o)] + outs[first + 1:]:
+        if not _is_image(o) and len(res) > 1 and not _is_image(res[-1]["outputs"][0]):
+            res[-1]["outputs"].append(o)  # a table or text after a figure: one cell for the run
+            continue
+        res.append({"cell_type": "code", "execution_count": None, "source": "",
+                    "metadata": {"tags": ["remove-input"]}, "outputs": [o]})
+    figs = [x for x in res if any(map(_is_image, x["outputs"]))]
+    for k, x in enumerate(figs, 1):
+        meta = x["metadata"].setdefault("mystnb", {})
+        meta["figure"] = {"caption": opts["fig-cap"]
+                          + (f" (panel {k} of {len(figs)})" if len(figs) > 1 else "")}
+        if opts.get("fig-alt"):
+            meta["image"] = {"alt": opts["fig-alt"]}
+    return res
 
 
 # %% ../nbs/05_book.ipynb #db529902
@@ -582,6 +680,8 @@ def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
         _tag(c, "remove-input")
     if re.search(r"\boutput:\s*false", flags):
         _tag(c, "remove-output")
+    if re.search(r"\bcode-fold:\s*true", flags):  # Quarto's option: fold this cell's code
+        _fold(c, fold_label(code).replace("Source: ", "Code: ", 1))
     exported = any(x in ("export", "exports") for x in d)
     source_cell = exported or "exporti" in d
     if source_cell and _imports_only(code):
@@ -591,12 +691,12 @@ def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
         _fold(c, fold_label(code))
     echo = "remove-input" not in c["metadata"].get("tags", [])
     if not source_cell and echo and _has_figure(c["outputs"]):
-        _fold(c, f"Plot code ({len(code.splitlines())} lines)")
+        _fold(c, f"Plot code ({_lines(code)})")
     if not source_cell and not c["outputs"]:
         note = silent_note(code, slow="slow" in d, chapter=chapter)
         if note:
             c["outputs"] = [_note_output(note)]
-    out = [c]
+    out = _captioned(c, figure_options(source)) if not source_cell else [c]
     if exported and links and module:  # anchors of the public constants, before their cell
         seen, index = links["seen"], links["index"]
         quals = [f"{module}.{n}" for n, kind, _ in _public_objects(code) if kind == "data"]
@@ -612,6 +712,45 @@ def process_cell(c: dict, module: str = "", chapter: str = "", links=None,
             out.append({"cell_type": "markdown", "metadata": {},
                         "source": "\n\n".join(e for _, e in ents)})
     return out
+
+
+# %% ../nbs/05_book.ipynb #palcode1
+PALETTE = {  # method -> its look in every figure of the book (matplotlib keywords)
+    # best-subset selection (chapters 50-54)
+    "top_r": dict(color="#1f77b4", marker="o", label="top-R"),
+    "mistakes": dict(color="#ff7f0e", marker="s", label="mistakes"),
+    "samp_agg": dict(color="#2ca02c", marker="^", label="Samp-Agg"),
+    "mcmc": dict(color="#d62728", marker="v", label="MCMC"),
+    "oracle": dict(color="#000000", marker="D", label="non-private BSS", ls="--"),
+    # feature selection from correlations (chapter 21)
+    "DP-SIS (clipped, DP)": dict(color="#9467bd", marker="o", label="DP-SIS (clipped, DP)"),
+    "DP-SIS (paper, not DP)": dict(color="#8c564b", marker="x", label="DP-SIS (paper, not DP)",
+                                   ls="--"),
+    "two-stage": dict(color="#7f7f7f", marker="s", label="two-stage"),
+    "SIS": dict(color="#8c564b", marker="x", label="SIS (not private)"),
+}
+
+
+def method_style(method: str, **overrides) -> dict:
+    """The matplotlib keywords (`color`, `marker`, `label`, sometimes `ls`) of a method in the book.
+
+    Parameters
+    ----------
+    method : str
+        A key of `PALETTE` (``"top_r"``, ``"mistakes"``, ``"samp_agg"``, ``"mcmc"``, ``"oracle"``,
+        the DP-SIS variants, ``"two-stage"``, ``"SIS"``).
+    **overrides
+        Keywords that replace or extend the method's (``label=...``, ``ms=3``).
+
+    Returns
+    -------
+    dict
+        Keywords for `plot`, `errorbar` or `scatter` (pass ``marker`` only where it applies).
+    """
+    if method not in PALETTE:
+        raise KeyError(f"method {method!r} has no style in dplit.book.PALETTE (known: "
+                       + ", ".join(PALETTE) + "): add it there, once")
+    return {**PALETTE[method], **overrides}
 
 
 # %% ../nbs/05_book.ipynb #0756edd1
@@ -660,6 +799,9 @@ def process_notebook(src, dst, extra_cells=(), links=None, page: str = "") -> Pa
     nb = json.loads(src.read_text(encoding="utf-8"))
     module = _module_of(nb["cells"])
     nb["cells"] = [x for c in nb["cells"] for x in process_cell(c, module, src.name, links, page)]
+    figs = [c for c in nb["cells"] if "figure" in c.get("metadata", {}).get("mystnb", {})]
+    for k, c in enumerate(figs, 1):  # a name makes Sphinx number the figure (numfig)
+        c["metadata"]["mystnb"]["figure"]["name"] = f"fig-{src.stem.replace('_', '-')}-{k}"
     nb["cells"] += list(extra_cells)
     dst.write_text(json.dumps(nb, indent=1), encoding="utf-8")
     return dst
@@ -713,6 +855,16 @@ div.api-entry li > p { margin: 0; }
 /* long output lines, wide tables and code scroll sideways inside their block instead of wrapping
    to column 0 or spilling over the page */
 div.cell_output pre { white-space: pre; overflow-x: auto; }
+/* printed text wraps inside the column rather than scrolling sideways (a reader misses what is off
+   screen); code keeps its lines */
+div.cell_output div.output.stream pre, div.cell_output div.output.text_plain pre {
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output table.dataframe { font-size: 0.85em; }
+/* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above
+   a text output: 2em of blank per cell, a dozen screens over the book) */
+div.cell .cell_output { margin-top: 0.4em; }
+div.cell .cell_output .output.text_plain, div.cell .cell_output .output.stream,
+div.cell .cell_output .output.text_html { margin-top: 0.3em; }
 div.cell_output > div, div.cell_output .output { max-width: 100%; overflow-x: auto; }
 article .pst-scrollable-table-container, article .table-wrapper {
   max-width: 100%; overflow-x: auto; }
@@ -763,6 +915,8 @@ mathjax2_config = {{"tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]],
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type", "misc.highlighting_failure", "myst.header"]
 nitpicky = True
+numfig = True
+numfig_format = {{"figure": "Figure %s.", "table": "Table %s.", "code-block": "Listing %s."}}
 toc_object_entries = False
 """
 

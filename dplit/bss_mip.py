@@ -58,13 +58,14 @@ def _solution_support(zval, s: int) -> tuple:
 
 # %% ../nbs/51_bss_mip.ipynb #edfc9fdd
 def mip9_kth_best(X, y, s: int, excluded=(), *, r, time_limit: float = 600.0):
-    """One solve of formulation (9) by cvxpy + SCIP: the best support of size s outside `excluded`.
+    r"""One solve of formulation (9) by cvxpy + SCIP: the best support of size s outside `excluded`.
 
     Parameters
     ----------
     X : array (n, p); y : array (n,)
     s : support size, 1 <= s < p
-    excluded : sequence of supports already listed; each adds the cut sum_{i in S} z_i <= s - 1/2
+    excluded : sequence of supports already listed; each adds the cut
+        $\sum_{i\in S} z_i \le s - 1/2$
     r : radius of the l2 ball on the coefficients
     time_limit : seconds for SCIP; hitting it raises SolverError
 
@@ -2236,20 +2237,19 @@ class _HingeOABounds(_HingeOABuckets):
 
 # %% ../nbs/51_bss_mip.ipynb #ec0f1998
 class HingeOASearch(_HingeOABounds):
-    """Search backend for best-subset selection with the hinge loss, by integer programming.
+    r"""Search backend for best-subset selection with the hinge loss, by integer programming.
 
     Pass it as `BestSubsetSelector(loss="hinge", search=HingeOASearch())`. Outer approximation
-    (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best
-    support, exact one-swap scores, then the supports with >= 2 swaps: every one whose dual
-    bound does not exceed the list's R-th score is scored, or, when that would list more than
-    `max_enumerate` supports, the best ones are pulled one at a time by exclusion cuts until
-    the list is certified; for R <= min(s, p - s) + 1 the dual listing runs from the best
-    support without the one-swap scores); `best_per_bucket` by the constraint
-    sum_{i in centre} z_i = s - k (rule "exact") or <= s - k ("at_least"); `bucket_bounds` and
-    `bucket_minimum` answer the mistakes method from the dual points already computed (bounds
-    for every bucket k >= 1, exact minima by threshold enumeration, all one-swap scores or OA
-    beyond `max_enumerate`). Exact scores only. It releases nothing itself, and drops its
-    caches when a release ends (`forget`).
+    (Algorithm 2) with exact dual cuts and a SCIP master; `top_r` follows Appendix B (best support,
+    exact one-swap scores, then the supports with >= 2 swaps: every one whose dual bound does not
+    exceed the list's R-th score is scored, or, when that would list more than `max_enumerate`
+    supports, the best ones are pulled one at a time by exclusion cuts until the list is certified;
+    for R <= min(s, p - s) + 1 the dual listing runs from the best support without the one-swap
+    scores); `best_per_bucket` by the constraint $\sum_{i\in c} z_i = s - k$ ($c$ the centre; rule
+    "exact") or $\le s - k$ ("at_least"); `bucket_bounds` and `bucket_minimum` answer the mistakes
+    method from the dual points already computed (bounds for every bucket k >= 1, exact minima by
+    threshold enumeration, all one-swap scores or OA beyond `max_enumerate`). Exact scores only. It
+    releases nothing itself, and drops its caches when a release ends (`forget`).
 
     Parameters
     ----------

@@ -119,6 +119,9 @@ FIT_CASES = {
     "ObjectivePerturbationRegressor": (dict(), X4, Y4, lambda e: e.coef_),
     "DPLogisticRegression": (dict(), X4, LAB, lambda e: e.coef_),
     "SSPRegressor": (dict(n_boot=50), X4, Y4, lambda e: e.coef_),
+    "RecipeRegressor": (dict(bounds=(-1.0, 1.0), y_bounds=(-1.0, 1.0)), X4, Y4,
+                        lambda e: np.r_[e.regressor_.coef_, e.y_scaler_.ranges_.ravel()]),
+    "RecipeClassifier": (dict(bounds=(-1.0, 1.0)), X4, LAB, lambda e: e.classifier_.coef_),
     # meta-estimators: the search draws its own noise (split, runs, stopping); Charged draws none
     # of its own (its noise is the wrapped estimator's) and shares one accountant across clones,
     # so the accountant's budget must outlast every fit of the rule tests

@@ -223,7 +223,7 @@ OVERFLOW_JS = r"""
   }
   const wrapped = [];
   for (const pre of article.querySelectorAll('pre')) {
-    if (!pre.getClientRects().length) continue;
+    if (!pre.getClientRects().length || pre.closest('.cell_output')) continue;  // printed text may wrap
     const ws = getComputedStyle(pre).whiteSpace;
     if (ws === 'pre' || ws === 'nowrap') continue;
     const probe = document.createElement('span');
@@ -236,11 +236,17 @@ OVERFLOW_JS = r"""
     const lines = pre.textContent.replace(/\n+$/, '').split('\n').length;
     if (lh > 0 && inner > (lines + 0.5) * lh) wrapped.push(pre.textContent.slice(0, 60));
   }
+  // outputs a reader has to scroll sideways inside their own box (issue 40: printed text wraps,
+  // wide pandas tables show as text)
+  const scrolling = [...article.querySelectorAll('.cell_output *')].filter(
+    e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1 && clips(e)
+         && !e.closest('.MathJax_Display, .MJXc-display, .math'));
   closed.forEach(d => { d.open = false; });
   const desc = e => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string'
                     ? '.' + e.className.trim().split(/\s+/).join('.') : '') + ' ' + (e.textContent || '').trim().slice(0, 40);
   return {page_overflow: page, sticking_out: sticking.length, sticking_sample: sticking.slice(0, 4).map(desc),
-          wrapped_code: wrapped.length, wrapped_sample: wrapped.slice(0, 3)};
+          wrapped_code: wrapped.length, wrapped_sample: wrapped.slice(0, 3),
+          scrolling_outputs: scrolling.length, scrolling_sample: scrolling.slice(0, 3).map(desc)};
 })()
 """
 
@@ -832,6 +838,20 @@ def test_no_sideways_overflow(seen):
                 bad.append(f"{p} @{width}px: page {o['page_overflow']} px, {o['sticking_out']} sticking out "
                            f"{o['sticking_sample']}, {o['wrapped_code']} wrapped code {o['wrapped_sample']}")
     assert not bad, "\n".join(bad)
+
+
+# Chapters whose outputs must fit the column at 1280 px without a sideways scroll box (issue 40); the aim is
+# every chapter.
+NO_SCROLL_PAGES = ("13_tukey", "17_private_analysis", "21_dpsis", "50_bss", "51_bss_mip",
+                   "53_bss_experiments", "54_objpert")
+
+
+def test_outputs_fit_the_column(seen):
+    "At 1280 px no output of the listed chapters needs a sideways scroll inside its own box."
+    bad = [f"{p}: {m['overflow'][1280]['scrolling_outputs']} {m['overflow'][1280]['scrolling_sample']}"
+           for p, m in seen.items() if any(c in str(p) for c in NO_SCROLL_PAGES)
+           and m["overflow"][1280].get("scrolling_outputs")]
+    assert not bad, "outputs wider than the column:\n" + "\n".join(bad)
 
 
 def test_api_entries_anchored(seen):

@@ -56,6 +56,8 @@ UNPICKLABLE = {"Charged": lambda est: est.estimator_}
 # Estimators whose defaults do not suit tiny data, and variants worth covering (search backends,
 # methods, pipelines). Any estimator not listed is fitted with its defaults.
 VARIANTS = {
+    "RecipeRegressor": [dict(bounds=(-1.0, 1.0), y_bounds=(-1.0, 1.0))],
+    "RecipeClassifier": [dict(bounds=(-1.0, 1.0))],
     "BoostedAdaSSPRegressor": [dict(n_rounds=5)],
     "BestSubsetSelector": [
         dict(s=2), dict(s=2, method="mistakes", gap_check="warn"),

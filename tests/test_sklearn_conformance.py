@@ -54,6 +54,10 @@ ESTIMATORS = {
     # the check data are a few units from 0: a public data_norm of 10 keeps most rows unclipped
     "DPLogisticRegression": (lambda: dplit.DPLogisticRegression(data_norm=10.0, random_state=0), {}),
     "SSPRegressor": (lambda: dplit.SSPRegressor(n_boot=50, random_state=0), {}),
+    # a public schema around the check data (a few units from 0; regression targets up to a few hundred)
+    "RecipeRegressor": (lambda: dplit.RecipeRegressor(bounds=(-10.0, 10.0), y_bounds=(-1000.0, 1000.0),
+                                                      random_state=0), {}),
+    "RecipeClassifier": (lambda: dplit.RecipeClassifier(bounds=(-10.0, 10.0), random_state=0), {}),
     # a wide public grid around the check data (a few units from 0) and a fine grid, so the private ranges
     # are never degenerate; clipping is announced (ClippingWarning), never silent, and warnings are ignored here
     "PrivateClipScaler": (lambda: dplit.PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201,
@@ -101,7 +105,8 @@ def test_check_estimator(name):
                                  "BoostedAdaSSPRegressor", "PrivateRegressionPipeline", "DPSISSelector",
                                  "DPSparseGPRegressor", "RadoBoostClassifier", "AdaBoostExamplesClassifier",
                                  "BestSubsetSelector", "DPRadoBoostClassifier",
-                                 "PrivateClipScaler", "DPLogisticRegression"])
+                                 "PrivateClipScaler", "DPLogisticRegression", "RecipeRegressor",
+                                 "RecipeClassifier"])
 def test_init_is_keyword_only(cls):
     params = list(inspect.signature(getattr(dplit, cls).__init__).parameters.values())[1:]
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls

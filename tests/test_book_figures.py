@@ -1,0 +1,62 @@
+"""Every figure of the listed chapters has a numbered caption with a reading, and alt text (issue 40).
+
+The caption and the alt text are Quarto's cell options on the code that draws the figure
+(``#| fig-cap:`` and ``#| fig-alt:``, see "Figures with numbered captions and alt text" in
+nbs/05_book.ipynb); the book turns them into a numbered MyST-NB figure. The rule holds for the
+chapters in `CAPTIONED`; add a chapter once its figures have captions (the aim: all of them).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dplit.book import figure_options, process_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+CAPTIONED = ["13_tukey", "17_private_analysis", "21_dpsis", "50_bss", "51_bss_mip",
+             "53_bss_experiments", "54_objpert"]
+
+
+def _figure_cells(nb: dict) -> list:
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and any(
+        k.startswith("image/") for o in c.get("outputs", []) for k in o.get("data", {}))]
+
+
+@pytest.mark.parametrize("chapter", CAPTIONED)
+def test_every_figure_has_a_caption_and_alt_text(chapter):
+    nb = json.loads((ROOT / "nbs" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    bad = []
+    for c in _figure_cells(nb):
+        src = "".join(c["source"])
+        opts = figure_options(src)
+        first = next((ln for ln in src.splitlines() if not ln.startswith("#|")), "")[:60]
+        cap, alt = opts.get("fig-cap", ""), opts.get("fig-alt", "")
+        # a caption says what the figure shows and how to read it: a sentence, not a title
+        if len(cap.split()) < 8 or not cap.rstrip().endswith((".", ")")):
+            bad.append(f"{first!r}: caption {cap!r} is not a sentence that reads the figure")
+        # alt text describes the picture for a reader who cannot see it (not a file name)
+        if len(alt.split()) < 8 or alt.lower().endswith((".png", ".svg")):
+            bad.append(f"{first!r}: alt text {alt!r} does not say what the figure shows")
+    assert not bad, f"{chapter}:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("chapter", CAPTIONED)
+def test_the_book_numbers_every_figure(chapter, tmp_path):
+    "The processed chapter (what Sphinx reads) gives every image a named, captioned figure."
+    out = process_notebook(ROOT / "nbs" / f"{chapter}.ipynb", tmp_path / "x.ipynb")
+    cells = json.loads(out.read_text(encoding="utf-8"))["cells"]
+    figs = [c for c in cells if c["cell_type"] == "code" and any(
+        k.startswith("image/") for o in c.get("outputs", []) for k in o.get("data", {}))]
+    assert figs, f"{chapter} has no figure: take it off the list"
+    names = []
+    for c in figs:
+        meta = c["metadata"].get("mystnb", {})
+        assert meta.get("figure", {}).get("caption"), "a figure without its caption"
+        assert meta.get("image", {}).get("alt"), "a figure without alt text"
+        images = sum(any(k.startswith("image/") for k in o.get("data", {})) for o in c["outputs"])
+        rich = [o for o in c["outputs"] if o["output_type"] in ("display_data", "execute_result")]
+        assert images == 1 and len(rich) == 1, "one figure per figure cell, no table inside it"
+        names.append(meta["figure"]["name"])
+    assert len(set(names)) == len(names), "figure names must be unique (Sphinx numbers them)"
