@@ -525,7 +525,7 @@ def _private_target_class():
                     Xc = check_array(X, "X")
                     planned_spend(clone(self.regressor), Xc.shape[1])  # its parameters
                 if _num_samples(X) != len(y):
-                    raise ValueError(f"X and y: {_num_samples(X)} rows against {len(y)} labels")
+                    raise ValueError("X and y have different numbers of rows")  # no count
                 super().fit(X, y, **fit_params)
                 parts = [self.transformer_.spend_, getattr(self.regressor_, "spend_", None)]
                 if parts[1] is not None and parts[0].relation == parts[1].relation:
