@@ -11,7 +11,7 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
            'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor',
-           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule']
+           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'private_target_regressor', 'clipping_counts']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 # %% ../nbs/08_front_door.ipynb #cd9f6bfa
 _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "core": ("PrivacySpend", "compose", "run_sweep", "make_pipeline",
-             "NonPrivatePreprocessingWarning"),
+             "NonPrivatePreprocessingWarning", "clipping_counts"),
     "mechanisms": ("Release", "laplace_mechanism", "exponential_mechanism", "peel_top_k",
                    "gaussian_mechanism"),
     "discrete": ("discrete_laplace_mechanism", "discrete_gaussian_mechanism"),
@@ -34,7 +34,7 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "dpgp": ("DPSparseGPRegressor",),
     "radoboost": ("RadoBoostClassifier", "AdaBoostExamplesClassifier"),
     "dprados": ("dp_feat_rados", "DPRadoBoostClassifier"),
-    "bounds": ("PrivateClipScaler",),
+    "bounds": ("PrivateClipScaler", "private_target_regressor"),
     "tuning": ("PrivateGridSearch",),
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
@@ -58,7 +58,8 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler",
          "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
-         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule"]
+         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule",
+         "private_target_regressor", "clipping_counts"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):
