@@ -11,7 +11,9 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
            'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor',
-           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'private_target_regressor', 'clipping_counts']
+           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'AdaSSPRegressor', 'private_range', 'private_quantile',
+           'private_target_regressor', 'BudgetAccountant', 'BudgetExceededError', 'charged_fit', 'Charged', 'plan_fit',
+           'PrivateEstimatorMixin', 'ClippingWarning', 'clipping_counts']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -21,7 +23,7 @@ __version__ = "0.1.0"
 # %% ../nbs/08_front_door.ipynb #cd9f6bfa
 _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "core": ("PrivacySpend", "compose", "run_sweep", "make_pipeline",
-             "NonPrivatePreprocessingWarning", "clipping_counts"),
+             "NonPrivatePreprocessingWarning", "ClippingWarning", "clipping_counts"),
     "mechanisms": ("Release", "laplace_mechanism", "exponential_mechanism", "peel_top_k",
                    "gaussian_mechanism"),
     "discrete": ("discrete_laplace_mechanism", "discrete_gaussian_mechanism"),
@@ -34,7 +36,8 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "dpgp": ("DPSparseGPRegressor",),
     "radoboost": ("RadoBoostClassifier", "AdaBoostExamplesClassifier"),
     "dprados": ("dp_feat_rados", "DPRadoBoostClassifier"),
-    "bounds": ("PrivateClipScaler", "private_target_regressor"),
+    "bounds": ("PrivateClipScaler", "private_range", "private_quantile",
+               "private_target_regressor"),
     "tuning": ("PrivateGridSearch",),
     "bss": ("BestSubsetSelector", "ExhaustiveSearch", "GapConditionError"),
     "bss_mip": ("MIPSearch", "HingeOASearch", "SolverError"),
@@ -43,6 +46,9 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "logistic": ("DPLogisticRegression",),
     "inference": ("SSPRegressor",),
     "recipes": ("RecipeRegressor", "RecipeClassifier", "recipe_rule"),
+    "distributed": ("AdaSSPRegressor",),
+    "accountant": ("BudgetAccountant", "BudgetExceededError", "charged_fit", "Charged",
+                   "plan_fit", "PrivateEstimatorMixin"),
     "data": ("load",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -56,10 +62,12 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "AdaBoostExamplesClassifier", "dp_feat_rados", "BestSubsetSelector", "ExhaustiveSearch",
          "GapConditionError", "MIPSearch", "HingeOASearch", "SolverError", "samp_agg_select",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
-         "DPRadoBoostClassifier", "PrivateClipScaler",
-         "PrivateGridSearch", "objective_perturbation", "ObjectivePerturbationRegressor",
-         "DPLogisticRegression", "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule",
-         "private_target_regressor", "clipping_counts"]
+         "DPRadoBoostClassifier", "PrivateClipScaler", "PrivateGridSearch",
+         "objective_perturbation", "ObjectivePerturbationRegressor", "DPLogisticRegression",
+         "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule", "AdaSSPRegressor",
+         "private_range", "private_quantile", "private_target_regressor", "BudgetAccountant",
+         "BudgetExceededError", "charged_fit", "Charged", "plan_fit", "PrivateEstimatorMixin",
+         "ClippingWarning", "clipping_counts"]
 
 # %% ../nbs/08_front_door.ipynb #63f01a93
 def __getattr__(name: str):

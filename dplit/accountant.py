@@ -8,16 +8,20 @@ from __future__ import annotations
 import copy
 import math
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-from .core import RELATIONS, PrivacySpend, check_delta, check_epsilon, compose
+from .core import (RELATIONS, PrivacySpend, _is_private, check_delta, check_epsilon,
+                        check_int, check_random_state, compose)
 
 # %% auto #0
-__all__ = ['to_relation', 'Charge', 'BudgetExceededError', 'BudgetAccountant', 'planned_spend', 'charged_fit', 'Charged']
+__all__ = ['to_relation', 'Charge', 'BudgetExceededError', 'BudgetAccountant', 'planned_spend', 'PlannedStep', 'plan_fit',
+           'charged_fit', 'Charged', 'FrozenParams', 'PrivateEstimatorMixin']
 
 # %% ../nbs/08_accountant.ipynb #e2e4a366
 def to_relation(spend: PrivacySpend, relation: str) -> PrivacySpend:
@@ -66,33 +70,40 @@ def to_relation(spend: PrivacySpend, relation: str) -> PrivacySpend:
 _SLACK = 2.0**-50  # shares of <= 6 rounded operations each, any number; see "Rounding"
 
 
-_PLD_LAST = {"events": (), "acc": None, "delta": None, "eps": None}
-_PLD_LOCK = threading.Lock()
+class _PLDCache:
+    """One accountant's last PLD composition, extended when its ledger grows: the same events
+    compose in the same order, so the same number, but a ledger of k charges costs k composes
+    instead of k^2/2 (each charge composes the ledger with the new release, then `spent` again).
+    Each accountant has its own (two accountants never overwrite each other's), under a lock."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.events, self.acc, self.delta, self.eps = (), None, None, None
+
+    def epsilon(self, events: tuple, delta: float) -> float:
+        from dp_accounting.pld import PLDAccountant
+
+        with self.lock:
+            if self.events == events and self.delta == delta:
+                return self.eps
+            done, acc = self.events, self.acc
+            if acc is None or events[:len(done)] != done:
+                done, acc = (), PLDAccountant()
+            acc = copy.copy(acc)  # its PLD is immutable: composing the copy leaves the cached one
+            for ev in events[len(done):]:
+                acc.compose(ev)
+            eps = float(acc.get_epsilon(delta))
+            self.events, self.acc, self.delta, self.eps = events, acc, delta, eps
+            return eps
 
 
-def _pld_epsilon(events: tuple, delta: float) -> float:
-    """epsilon at `delta` of the PLD accountant's composition of `events`, in order. The last
-    call's composition is kept and extended when its events are a prefix of these: the same
-    composes in the same order, so the same number, but a ledger of k charges costs k composes
-    instead of k^2/2 (each charge composes the ledger with the new release, then `spent` again)."""
-    from dp_accounting.pld import PLDAccountant
-
-    with _PLD_LOCK:
-        last = _PLD_LAST
-        if last["events"] == events and last["delta"] == delta:
-            return last["eps"]
-        done, acc = last["events"], last["acc"]
-        if acc is None or events[:len(done)] != done:
-            done, acc = (), PLDAccountant()
-        acc = copy.copy(acc)  # its PLD is immutable: composing the copy leaves the cached one
-        for ev in events[len(done):]:
-            acc.compose(ev)
-        eps = float(acc.get_epsilon(delta))
-        last.update(events=events, acc=acc, delta=delta, eps=eps)
-        return eps
+def _pld_epsilon(events: tuple, delta: float, cache: _PLDCache | None = None) -> float:
+    "epsilon at `delta` of the PLD composition of `events`, in order (`cache`: reused)."
+    return (cache if cache is not None else _PLDCache()).epsilon(events, delta)
 
 
-def _total(charges: list, relation: str, tight: bool) -> PrivacySpend:
+def _total(charges: list, relation: str, tight: bool,
+           cache: _PLDCache | None = None) -> PrivacySpend:
     "The composed spend of `charges` (all under `relation`): rule 1, or rule 2 when `tight`."
     if not charges:
         return PrivacySpend(0.0, 0.0, "nothing spent", relation)
@@ -103,7 +114,8 @@ def _total(charges: list, relation: str, tight: bool) -> PrivacySpend:
     if not tight or len(exact) < 2 or d_exact <= 0:
         return PrivacySpend(e, d, "basic composition", relation)
     e_exact = math.fsum(c.epsilon for c in exact)
-    e_pld = min(e_exact, _pld_epsilon(tuple(ev for c in exact for ev in c.events), d_exact))
+    events = tuple(ev for c in exact for ev in c.events)
+    e_pld = min(e_exact, _pld_epsilon(events, d_exact, cache))
     e_tight = math.fsum(c.epsilon for c in charges if not c.events) + e_pld
     if e_tight >= e:
         return PrivacySpend(e, d, "basic composition", relation)
@@ -135,6 +147,10 @@ class BudgetExceededError(ValueError):
 class BudgetAccountant:
     r"""One privacy budget for a whole analysis: every release is charged before it is drawn.
 
+    Safe under threads: the check against the budget and the write to the ledger happen under one
+    lock, so threads (joblib's threading backend included) never overspend. A copy in another
+    process (a pickle) refuses every charge, since it could not reach this ledger.
+
     Parameters
     ----------
     epsilon : float
@@ -152,7 +168,7 @@ class BudgetAccountant:
     Attributes
     ----------
     ledger : list of Charge
-        The accepted charges, in order.
+        The accepted charges, in order (read it; charge through `charge` or `charge_all`).
     """
 
     def __init__(self, epsilon, delta=0.0, relation: str = "add/remove", tight: bool = True):
@@ -162,16 +178,22 @@ class BudgetAccountant:
         if not isinstance(tight, (bool, np.bool_)):
             raise TypeError(f"tight must be a bool, got {type(tight).__name__}")
         self.relation, self.tight, self.ledger = relation, bool(tight), []
+        self._lock, self._pld = threading.RLock(), _PLDCache()
+
+    def _sum(self, extra=(), tight=None) -> PrivacySpend:
+        with self._lock:
+            charges = [c.charged for c in self.ledger] + list(extra)
+        return _total(charges, self.relation, self.tight if tight is None else tight, self._pld)
 
     @property
     def spent(self) -> PrivacySpend:
         "The total spent so far, by rule 2 (rule 1 when `tight` is False)."
-        return _total([c.charged for c in self.ledger], self.relation, self.tight)
+        return self._sum()
 
     @property
     def spent_basic(self) -> PrivacySpend:
         "The basic composition of the ledger: the exact sums of its epsilons and deltas."
-        return _total([c.charged for c in self.ledger], self.relation, False)
+        return self._sum(tight=False)
 
     @property
     def remaining(self) -> tuple:
@@ -179,21 +201,21 @@ class BudgetAccountant:
         s = self.spent
         return max(0.0, self.epsilon - s.epsilon), max(0.0, self.delta - s.delta)
 
-    def would_exceed(self, spend: PrivacySpend) -> bool:
+    def would_exceed(self, spend) -> bool:
         """Whether charging `spend` would exceed the budget; nothing is charged.
 
         Parameters
         ----------
-        spend : PrivacySpend
-            The spend of the release to come, under its own relation.
+        spend : PrivacySpend or list of PrivacySpend
+            The spend of the release(s) to come, each under its own relation.
 
         Returns
         -------
         bool
-            True when `charge` would refuse it.
+            True when `charge` (or `charge_all`) would refuse it.
         """
-        new = to_relation(spend, self.relation)
-        s = _total([c.charged for c in self.ledger] + [new], self.relation, self.tight)
+        spends = [spend] if isinstance(spend, PrivacySpend) else list(spend)
+        s = self._sum([to_relation(x, self.relation) for x in spends])
         return s.epsilon > self.epsilon * (1 + _SLACK) or s.delta > self.delta * (1 + _SLACK)
 
     def charge(self, spend: PrivacySpend, label: str = "") -> PrivacySpend:
@@ -221,21 +243,52 @@ class BudgetAccountant:
         TypeError
             If `spend` is not a PrivacySpend or `label` not a str.
         """
-        if not isinstance(label, str):
-            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        return self.charge_all([(spend, label)])[0]
+
+    def charge_all(self, items) -> list:
+        """Charge several releases at once: all of them, or (refused) none.
+
+        The check and the ledger's lines are written under the accountant's lock, so no other
+        thread's charge can come between them.
+
+        Parameters
+        ----------
+        items : list of (PrivacySpend, str)
+            Each release's spend (under its own relation) and ledger label.
+
+        Returns
+        -------
+        list of PrivacySpend
+            The amounts charged, under the accountant's relation.
+
+        Raises
+        ------
+        BudgetExceededError
+            If the charges together would exceed the budget; nothing is charged.
+        ValueError, TypeError
+            As for `charge`; nothing is charged.
+        """
         if self.__dict__.get("_detached", False):
             raise ValueError("accountant: this BudgetAccountant is a copy restored from a pickle "
                              "(another process, or a saved model); charges to it would not reach "
-                             "the original: run searches with n_jobs=1, or pass a live accountant")
-        charged = to_relation(spend, self.relation)
-        if self.would_exceed(spend):
-            left = self.remaining
-            raise BudgetExceededError(
-                f"charge {label or spend.mechanism!r} of {charged} refused: the budget "
-                f"({self.epsilon:g}, {self.delta:g}) has ({left[0]:.4g}, {left[1]:.3g}) left"
-            )
-        self.ledger.append(Charge(label or spend.mechanism, spend, charged))
-        return charged
+                             "the original ledger: run searches with n_jobs=1 or joblib's "
+                             "'threading' backend, or pass a live accountant")
+        lines = []
+        for spend, label in items:
+            if not isinstance(label, str):
+                raise TypeError(f"label must be a str, got {type(label).__name__}")
+            charged = to_relation(spend, self.relation)
+            lines.append(Charge(label or spend.mechanism, spend, charged))
+        with self._lock:  # check and append as one step: no overspend under threads
+            if self.would_exceed([c.spend for c in lines]):
+                left = self.remaining
+                what = ", ".join(repr(c.label) for c in lines)
+                total = _total([c.charged for c in lines], self.relation, self.tight)
+                raise BudgetExceededError(
+                    f"charge {what} of {total} refused: the budget "
+                    f"({self.epsilon:g}, {self.delta:g}) has ({left[0]:.4g}, {left[1]:.3g}) left")
+            self.ledger.extend(lines)
+        return [c.charged for c in lines]
 
     def table(self):
         """The ledger as a DataFrame, one row per charge, with the running basic totals.
@@ -248,7 +301,8 @@ class BudgetAccountant:
         """
         import pandas as pd
 
-        c = self.ledger
+        with self._lock:
+            c = list(self.ledger)
         df = pd.DataFrame({"label": [x.label for x in c],
                            "epsilon": [x.charged.epsilon for x in c],
                            "delta": [x.charged.delta for x in c],
@@ -268,73 +322,26 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         return self
 
-    def __getstate__(self):
-        return {**self.__dict__, "_detached": True}  # restored copies refuse charges
+    def __getstate__(self):  # restored copies refuse charges; locks do not cross processes
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_pld")}
+        state["ledger"] = list(self.ledger)
+        return {**state, "_detached": True}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock, self._pld = threading.RLock(), _PLDCache()
 
 # %% ../nbs/08_accountant.ipynb #4040c44b
-def _plan_pure(est, d):
-    return PrivacySpend(check_epsilon(est.epsilon), 0.0, type(est).__name__, "add/remove")
+def planned_spend(estimator, n_features) -> PrivacySpend:
+    """What one `fit` of a private dplit estimator will spend, from its public parameters alone.
 
-
-def _plan_bas(est, d):
-    from dplit.boosted_adassp import bas_budget
-    return bas_budget(est.epsilon, est.delta, est.n_rounds, est.shares, est.clip_x,
-                      est.clip_r).spend()
-
-
-def _plan_tukey(est, d):
-    from dplit.tukey import tukey_budget, tukey_spends
-    from dplit.core import check_bool
-    if (est.n_tilde is not None or est.n_models is not None
-            or check_bool(est.paper_accounting, "paper_accounting")):
-        return None  # a caller's n_tilde is charged by that caller; the paper's is not private
-    bud = tukey_budget(est.epsilon, est.delta, est.n_share, est.eta)
-    if bud.eps_n == 0:  # the fit would refuse it: refused here, before the charge
-        raise ValueError("n_share must be > 0 when n_tilde is not given")
-    return tukey_spends(bud)
-
-
-def _plan_dpsis(est, d):
-    if est.variant != "clipped":
-        return None  # the paper's variant is not private
-    return PrivacySpend(check_epsilon(est.epsilon), 0.0, "DPSISSelector", est.relation)
-
-
-def _plan_dpgp(est, d):
-    return PrivacySpend(check_epsilon(est.epsilon), check_delta(est.delta, positive=True),
-                        "DPSparseGPRegressor", "substitute")
-
-
-def _plan_bss(est, d):
-    from dplit.bss import METHODS
-    if est.method not in METHODS:
-        return None
-    finite_t = not (isinstance(est.T, (float, np.floating)) and est.T == math.inf)
-    if est.method == "top_r" and finite_t:
-        return None  # finite T spends Theorem 1's epsilon' > epsilon, a function of n too
-    delta = check_delta(est.delta, positive=True) if est.method == "mistakes_ptr" else 0.0
-    return PrivacySpend(check_epsilon(est.epsilon), delta, "BestSubsetSelector", "substitute")
-
-
-_PLANS = {
-    ("dplit.dpkendall", "DPKendallSelector"): _plan_pure,
-    ("dplit.dpkendall", "SubLassoSelector"): _plan_pure,
-    ("dplit.boosted_adassp", "BoostedAdaSSPRegressor"): _plan_bas,
-    ("dplit.tukey", "TukeyRegressor"): _plan_tukey,
-    ("dplit.dpsis", "DPSISSelector"): _plan_dpsis,
-    ("dplit.dpgp", "DPSparseGPRegressor"): _plan_dpgp,
-    ("dplit.bss", "BestSubsetSelector"): _plan_bss,
-}
-
-# %% ../nbs/08_accountant.ipynb #30cf0270
-def planned_spend(estimator, n_features: int) -> PrivacySpend:
-    """What one `fit` of a dplit estimator will spend, from its public parameters alone.
+    The one protocol: the estimator's own ``expected_spend(n_features)``. The accountant knows no
+    estimator; each declares its spend and relation itself.
 
     Parameters
     ----------
     estimator : estimator
-        A supported dplit estimator (listed in the chapter), or any object with a method
-        ``expected_spend(n_features)``.
+        Any object with a method ``expected_spend(n_features)``.
     n_features : int
         Number of columns of the data it will be fitted on (public: the schema).
 
@@ -346,20 +353,15 @@ def planned_spend(estimator, n_features: int) -> PrivacySpend:
     Raises
     ------
     TypeError
-        If the spend of a fit cannot be known before fitting (an unsupported estimator or
-        configuration).
+        If the estimator declares no spend, or its spend with these parameters cannot be known
+        before fitting.
     """
     f = getattr(estimator, "expected_spend", None)
-    if callable(f):
-        return f(n_features)
-    rule = _PLANS.get((type(estimator).__module__, type(estimator).__name__))
-    plan = rule(estimator, n_features) if rule is not None else None
-    if plan is None:
+    if not callable(f):
         raise TypeError(
-            f"estimator: the spend of {type(estimator).__name__} with these parameters cannot "
-            "be known before fitting, so it cannot be charged; supported: "
-            + ", ".join(n for _, n in _PLANS) + " and estimators with expected_spend()")
-    return plan
+            f"estimator: {type(estimator).__name__} declares no expected_spend(n_features), so "
+            "the spend of its fit cannot be known before fitting and it cannot be charged")
+    return f(n_features)
 
 
 def _same_spend(a: PrivacySpend, b: PrivacySpend) -> bool:
@@ -367,22 +369,204 @@ def _same_spend(a: PrivacySpend, b: PrivacySpend) -> bool:
     close = lambda x, y: abs(x - y) <= 1e-12 * max(abs(x), abs(y), 1e-300)
     return a.relation == b.relation and close(a.epsilon, b.epsilon) and close(a.delta, b.delta)
 
+# %% ../nbs/08_accountant.ipynb #30cf0270
+@dataclass(frozen=True)
+class PlannedStep:
+    """One private step of a plan: where it sits, and what its fit will spend.
+
+    Parameters
+    ----------
+    path : str
+        The step's place ("name", or "outer/inner" inside pipelines and column transformers).
+    estimator : estimator
+        The step (the unfitted object of the plan).
+    spend : PrivacySpend
+        Its declared spend, under its own relation.
+    """
+    path: str
+    estimator: object
+    spend: PrivacySpend
+
+
+def _width_out(step, d):
+    "Columns a fitted step passes on, known before fitting (None when it is not)."
+    from sklearn.base import OneToOneFeatureMixin
+    from sklearn.feature_selection import SelectorMixin
+    f = getattr(step, "expected_n_features_out", None)
+    if callable(f):
+        return f(d)
+    if d is not None and isinstance(step, OneToOneFeatureMixin):
+        return d
+    if isinstance(step, SelectorMixin) and isinstance(getattr(step, "k", None), int):
+        return step.k
+    return None
+
+
+def _plan(est, X, d, prefix: str) -> tuple:
+    "(planned private steps, output width) of `est` on `X` (or, when X is None, d columns)."
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    if est is None or isinstance(est, str):                     # 'passthrough' or 'drop'
+        return [], (0 if est == "drop" else d)
+    if isinstance(est, Pipeline):
+        steps, width, x = [], d, X
+        for name, step in est.steps:
+            s, width = _plan(step, x, width, f"{prefix}{name}/")
+            steps, x = steps + s, None                          # later steps see transformed data
+        return steps, width
+    if isinstance(est, ColumnTransformer):
+        return _plan_columns(est, X, d, prefix)
+    path = prefix[:-1] or type(est).__name__
+    if callable(getattr(est, "expected_spend", None)):
+        if d is None:
+            raise TypeError(f"step {path!r}: the number of columns it receives cannot be known "
+                            "before fitting (an earlier step's output width is not public); put "
+                            "it first, or after steps of known width")
+        return [PlannedStep(path, est, est.expected_spend(d))], _width_out(est, d)
+    if _is_private(est):
+        raise TypeError(f"step {path!r}: {type(est).__name__} declares no expected_spend, so "
+                        "the spend of its fit cannot be known before fitting")
+    return [], _width_out(est, d)
+
+
+def _plan_columns(ct, X, d, prefix):
+    "The plan of a ColumnTransformer: each transformer on the columns it is given."
+    from sklearn.utils._indexing import _get_column_indices
+    if X is None:
+        if d is None:
+            raise TypeError(f"step {prefix[:-1] or 'ColumnTransformer'!r}: its input columns "
+                            "are not known before fitting; use it as the first step")
+        X = np.zeros((1, d))
+    used, steps, width = set(), [], 0
+    for name, trans, cols in ct.transformers:
+        idx = _get_column_indices(X, cols(X) if callable(cols) else cols)
+        used.update(idx)
+        s, w = _plan(trans, None, len(idx), f"{prefix}{name}/")
+        steps, width = steps + s, (None if w is None or width is None else width + w)
+    rest = [i for i in range(np.shape(X)[1]) if i not in used]
+    s, w = _plan(ct.remainder, None, len(rest), f"{prefix}remainder/")
+    return steps + s, (None if w is None or width is None else width + w)
+
+
+def plan_fit(accountant, estimator, X) -> list:
+    """Every private step's spend for one `fit` of `estimator` on `X`, checked against
+    `accountant`'s relation and budget before anything is charged or drawn.
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant
+        The budget the fit will be charged to.
+    estimator : estimator
+        A private dplit estimator, or a scikit-learn `Pipeline` (`dplit.make_pipeline` included)
+        or `ColumnTransformer` of them, nested as deep as wanted.
+    X : array_like of shape (n, d)
+        The data (only its shape and column names are read: the schema, public).
+
+    Returns
+    -------
+    list of PlannedStep
+        The private steps in fit order, each with its declared spend.
+
+    Raises
+    ------
+    ValueError
+        If a step's relation cannot be charged to the accountant (the message names the step and
+        what to change), or a step has an accountant of its own.
+    TypeError
+        If a step's spend or input width cannot be known before fitting.
+    BudgetExceededError
+        If the plan as a whole would exceed what is left of the budget.
+    """
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape   # the schema, no values
+    if len(shape) != 2:
+        raise ValueError(f"X must be 2-D, got shape {shape}")
+    steps, _ = _plan(estimator, X, shape[1], "")
+    for s in steps:
+        if getattr(s.estimator, "accountant", None) is not None:
+            raise ValueError(f"estimator: step {s.path!r} has its own accountant, which its fit "
+                             "would charge again; set accountant=None on it (the plan charges it "
+                             "once)")
+        try:
+            to_relation(s.spend, accountant.relation)
+        except ValueError:
+            raise ValueError(
+                f"step {s.path!r} ({type(s.estimator).__name__}) spends under substitution, "
+                f"which an {accountant.relation} budget cannot hold: nothing was charged. Create "
+                "the BudgetAccountant with relation='substitute' (add/remove steps are then "
+                "charged 2 epsilon by group privacy, unless they take relation='substitute' "
+                "themselves, as PrivateClipScaler and private_range do)") from None
+    if accountant.would_exceed([s.spend for s in steps]):
+        left = accountant.remaining
+        raise BudgetExceededError(
+            f"charge of {len(steps)} private step(s) ({', '.join(s.path for s in steps)}) "
+            f"refused: together they would exceed the budget ({accountant.epsilon:g}, "
+            f"{accountant.delta:g}), which has ({left[0]:.4g}, {left[1]:.3g}) left; nothing was "
+            "charged")
+    return steps
+
 # %% ../nbs/08_accountant.ipynb #779f5859
+def _fitted_step(est, path: str):
+    "The fitted object at `path` of a fitted pipeline or column transformer (a leaf: itself)."
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    for name in path.split("/"):
+        if isinstance(est, Pipeline):
+            est = est.named_steps[name]
+        elif isinstance(est, ColumnTransformer):
+            est = est.named_transformers_[name]
+    return est
+
+
+def _charged_fit(accountant, estimator, X, y, label, fit_params) -> tuple:
+    "charged_fit's steps; returns (the fitted estimator, its plan)."
+    if not isinstance(accountant, BudgetAccountant):
+        raise TypeError(f"accountant must be a BudgetAccountant, got "
+                        f"{type(accountant).__name__}")
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {type(label).__name__}")
+    from dplit.core import check_private_pipeline
+    check_private_pipeline(estimator, stacklevel=4)  # a non-private step next to private ones warns
+    steps = plan_fit(accountant, estimator, X)      # every step, its relation and the budget
+    if not steps:
+        raise TypeError(f"estimator: {type(estimator).__name__} holds no private dplit step "
+                        "(none declares expected_spend): there is nothing to charge")
+    single = len(steps) == 1 and steps[0].estimator is estimator
+    labels = [label or f"fit {type(estimator).__name__}"] if single else [
+        _fit_label(s.estimator, f"{label or 'fit'} {s.path}:") for s in steps]
+    accountant.charge_all(list(zip([s.spend for s in steps], labels)))  # all or nothing
+    estimator.fit(X, y, **fit_params)
+    for s in steps:
+        got = getattr(_fitted_step(estimator, s.path), "spend_", None)
+        if not isinstance(got, PrivacySpend) or not _same_spend(got, s.spend):
+            if isinstance(got, PrivacySpend):
+                with accountant._lock:
+                    accountant.ledger.append(Charge("correction: spend_ differs from the plan",
+                                                    got, to_relation(got, accountant.relation)))
+            raise RuntimeError(f"{s.path}: {type(s.estimator).__name__}.spend_ = {got} differs "
+                               f"from the charge {s.spend}")
+    return estimator, steps
+
+
 def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params):
-    """Charge one fit of `estimator` to `accountant`, then fit it in place.
+    """Plan one fit of `estimator`, charge all of it to `accountant` at once, then fit in place.
+
+    Every private step's spend and relation is known before the first charge (each step's
+    `expected_spend`): a step the accountant's relation cannot hold, or a plan that would
+    overspend, is refused before anything is charged or drawn.
 
     Parameters
     ----------
     accountant : BudgetAccountant
         The budget.
     estimator : estimator
-        A dplit estimator (see `planned_spend`).
+        A private dplit estimator, or a scikit-learn `Pipeline` (`dplit.make_pipeline`
+        included) or `ColumnTransformer` of them (see `plan_fit`).
     X : array_like of shape (n, d)
         Data.
     y : array_like of shape (n,) or None, default None
         Target.
     label : str, default ''
-        Ledger label; "fit" and the class name when empty.
+        Ledger label (of each step's line, for a pipeline); "fit" and the class name when empty.
     **fit_params
         Passed to ``estimator.fit``.
 
@@ -394,35 +578,16 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
     Raises
     ------
     BudgetExceededError
-        If the fit would exceed the budget (raised before the fit draws anything).
+        If the fit would exceed the budget (raised before anything is charged or drawn).
     TypeError
-        If the estimator's spend cannot be planned, or `accountant` is not an accountant.
+        If a step's spend cannot be planned, or `accountant` is not an accountant.
     ValueError
-        If the estimator has an accountant of its own.
+        If a step has an accountant of its own, or its relation cannot be charged (before
+        anything is charged).
     RuntimeError
-        If the fitted ``spend_`` differs from the charge.
+        If a fitted ``spend_`` differs from its charge.
     """
-    if not isinstance(accountant, BudgetAccountant):
-        raise TypeError(f"accountant must be a BudgetAccountant, got "
-                        f"{type(accountant).__name__}")
-    if np.ndim(X) != 2:
-        raise ValueError(f"X must be 2-D, got shape {np.shape(X)}")
-    if getattr(estimator, "accountant", None) is not None:
-        raise ValueError("estimator: it has its own accountant, which its fit charges; set "
-                         "accountant=None on it or do not wrap it (it would be charged twice)")
-    from dplit.core import check_private_pipeline
-    check_private_pipeline(estimator, stacklevel=3)  # a non-private step next to private ones warns
-    plan = planned_spend(estimator, np.shape(X)[1])
-    accountant.charge(plan, label or f"fit {type(estimator).__name__}")
-    estimator.fit(X, y, **fit_params)
-    got = getattr(estimator, "spend_", None)
-    if not isinstance(got, PrivacySpend) or not _same_spend(got, plan):
-        if isinstance(got, PrivacySpend):
-            accountant.ledger.append(Charge("correction: spend_ differs from the plan", got,
-                                            to_relation(got, accountant.relation)))
-        raise RuntimeError(f"{type(estimator).__name__}.spend_ = {got} differs from the "
-                           f"charge {plan}")
-    return estimator
+    return _charged_fit(accountant, estimator, X, y, label, fit_params)[0]
 
 # %% ../nbs/08_accountant.ipynb #cdff8a81
 def _inner_has(name):
@@ -438,15 +603,17 @@ def _fit_label(est, prefix: str = "fit") -> str:
 
 
 class Charged(MetaEstimatorMixin, BaseEstimator):
-    """A dplit estimator whose every `fit` is charged to one `BudgetAccountant` first.
+    """A dplit estimator (or pipeline of them) whose every `fit` is charged to one
+    `BudgetAccountant` first.
 
     Parameters
     ----------
     estimator : estimator
-        A dplit estimator (see `planned_spend`).
+        A private dplit estimator, or a pipeline or column transformer of them (see `plan_fit`).
     accountant : BudgetAccountant
         The budget charged. Every clone shares it; a copy restored from a pickle refuses charges,
-        so a search with ``n_jobs > 1`` fails loudly rather than lose charges.
+        so a search with ``n_jobs > 1`` under a process backend fails loudly rather than lose
+        charges (joblib's 'threading' backend shares the live accountant, and is safe).
     label : str, default ''
         Prefix of the ledger labels.
 
@@ -455,14 +622,15 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
     estimator_ : estimator
         The fitted clone of `estimator`.
     spend_ : PrivacySpend
-        What the last fit spent.
+        What the last fit spent (a pipeline's: its steps' basic composition, under the
+        accountant's relation).
     """
 
     def __init__(self, estimator, accountant, label: str = ""):
         self.estimator, self.accountant, self.label = estimator, accountant, label
 
     def fit(self, X, y=None, **fit_params):
-        """Charge one fit, then fit a clone of `estimator`.
+        """Charge one fit (every step of it), then fit a clone of `estimator`.
 
         Parameters
         ----------
@@ -481,9 +649,14 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         est = clone(self.estimator)
-        label = _fit_label(est, self.label or "fit")
-        self.estimator_ = charged_fit(self.accountant, est, X, y, label, **fit_params)
-        self.spend_ = self.estimator_.spend_
+        planned = callable(getattr(est, "expected_spend", None))
+        label = _fit_label(est, self.label or "fit") if planned else self.label
+        self.estimator_, steps = _charged_fit(self.accountant, est, X, y, label, fit_params)
+        self.spend_ = getattr(self.estimator_, "spend_", None)
+        if not isinstance(self.spend_, PrivacySpend):
+            rel = self.accountant.relation
+            self.spend_ = compose([to_relation(s.spend, rel) for s in steps],
+                                  mechanism=f"{type(est).__name__} of {len(steps)} private steps")
         if hasattr(self.estimator_, "n_features_in_"):
             self.n_features_in_ = self.estimator_.n_features_in_
         return self
@@ -491,11 +664,13 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
     @available_if(_inner_has("predict"))
     def predict(self, X):
         "The fitted estimator's prediction (post-processing: not charged)."
+        check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
 
     @available_if(_inner_has("transform"))
     def transform(self, X):
         "The fitted estimator's transform (post-processing: not charged)."
+        check_is_fitted(self, "estimator_")
         return self.estimator_.transform(X)
 
     @available_if(_inner_has("get_support"))
@@ -512,15 +687,17 @@ class Charged(MetaEstimatorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         inner = self.estimator.__sklearn_tags__()
         tags.estimator_type, tags.target_tags = inner.estimator_type, inner.target_tags
+        tags.regressor_tags, tags.classifier_tags = inner.regressor_tags, inner.classifier_tags
+        tags.transformer_tags = inner.transformer_tags
         tags.non_deterministic = True
         return tags
 
 # %% ../nbs/08_accountant.ipynb #c6a230fc
-def _charge_before_draw(estimator, n_features: int):
+def _charge_before_draw(estimator, n_features: int, spend: PrivacySpend | None = None):
     """Charge one fit of `estimator` to its own ``accountant`` parameter, if it has one.
 
-    Every private dplit estimator calls this in `fit`, after validating its inputs and before
-    its first random draw.
+    Every private dplit estimator calls this in `fit` (the template `PrivateEstimatorMixin.fit`
+    does), after validating its inputs and before its first random draw.
 
     Parameters
     ----------
@@ -528,6 +705,8 @@ def _charge_before_draw(estimator, n_features: int):
         The estimator being fitted; its ``accountant`` is a BudgetAccountant or None.
     n_features : int
         Number of columns of the data (public: the schema).
+    spend : PrivacySpend or None, default None
+        The fit's spend when the caller has it already; None: ``estimator.expected_spend``.
 
     Returns
     -------
@@ -540,7 +719,8 @@ def _charge_before_draw(estimator, n_features: int):
         If ``accountant`` is neither None nor a BudgetAccountant, or the spend of the fit cannot be
         planned.
     ValueError
-        If a meta-estimator's inner estimator has an accountant of its own.
+        If a meta-estimator's inner estimator has an accountant of its own, or the estimator's
+        relation cannot be charged to the accountant.
     BudgetExceededError
         If the fit would exceed the budget (nothing has been drawn).
     """
@@ -554,8 +734,134 @@ def _charge_before_draw(estimator, n_features: int):
     if not (callable(getattr(acc, "charge", None)) and hasattr(acc, "ledger")):  # duck-typed:
         raise TypeError(                                # the notebook redefines the class
             f"accountant must be a BudgetAccountant or None, got {type(acc).__name__}")
-    try:
-        plan = planned_spend(estimator, n_features)
-    except TypeError as exc:
-        raise TypeError(f"accountant: {exc}") from None
-    return acc.charge(plan, _fit_label(estimator))
+    if spend is None:
+        try:
+            spend = planned_spend(estimator, n_features)
+        except TypeError as exc:
+            raise TypeError(f"accountant: {exc}") from None
+    if spend.relation == "substitute" and acc.relation == "add/remove":
+        raise ValueError(f"accountant: {type(estimator).__name__} spends under substitution, "
+                         "which an add/remove budget cannot hold; create the BudgetAccountant "
+                         "with relation='substitute'")
+    return acc.charge(spend, _fit_label(estimator))
+
+
+def _charge_release(accountant, spend: PrivacySpend, label: str, size=None):
+    """Charge one release of a mechanism function to `accountant` (None: nothing), before it draws.
+
+    Raises TypeError for an object that is not an accountant, ValueError for `size` (a release of
+    several independent copies is for audits, not for a budget) or a relation the accountant cannot
+    hold, and BudgetExceededError as `BudgetAccountant.charge`."""
+    if accountant is None:
+        return None
+    if not (callable(getattr(accountant, "charge", None)) and hasattr(accountant, "ledger")):
+        raise TypeError(f"accountant must be a BudgetAccountant or None, got "
+                        f"{type(accountant).__name__}")
+    if size is not None:
+        raise ValueError("size: several independent copies are for audits; with an accountant "
+                         "leave size=None (one release, one charge)")
+    return accountant.charge(spend, label)
+
+# %% ../nbs/08_accountant.ipynb #i36a-mixin
+class FrozenParams(Mapping):
+    """Validated parameters of one fit: read-only, by key or attribute.
+
+    Parameters
+    ----------
+    **values
+        The validated values.
+    """
+
+    def __init__(self, **values):
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getitem__(self, key):
+        return self._values[key]
+
+    def __getattr__(self, key):
+        try:
+            return self.__dict__["_values"][key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("FrozenParams are read-only: validate again to change a parameter")
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self):
+        return len(self._values)
+
+    def __repr__(self):
+        return f"FrozenParams({', '.join(f'{k}={v!r}' for k, v in self._values.items())})"
+
+
+class PrivateEstimatorMixin:
+    """The one `fit` of a private dplit estimator: parameters validated once into a
+    `FrozenParams`, data validated once, the spend computed from public quantities, charged to
+    ``accountant`` (if any), then the release drawn on trusted inputs.
+
+    A subclass defines four hooks and gets `fit` and `expected_spend`:
+
+    - ``_fit_params()`` -> dict: every public parameter, checked (no data, no draw);
+    - ``_fit_data(params, X, y)`` -> (X, y): the data, checked and converted;
+    - ``_fit_plan(params, n_features)`` -> dict with ``spend`` (a PrivacySpend) and anything
+      else the release needs that follows from public quantities (a noise scale);
+    - ``_fit_release(params, plan, X, y, rng)`` -> PrivacySpend: draws, sets the fitted attributes,
+      and returns what it spent (checked against the plan).
+    """
+
+    def _fit_params(self) -> dict:
+        raise NotImplementedError
+
+    def _fit_data(self, params, X, y):
+        raise NotImplementedError
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        raise NotImplementedError
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
+        raise NotImplementedError
+
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends, from the public parameters alone.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data (public: the schema).
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_` (and charges to ``accountant``).
+        """
+        d = check_int(n_features, "n_features", low=1)
+        return self._fit_plan(FrozenParams(**self._fit_params()), d)["spend"]
+
+    def fit(self, X, y=None):
+        """One private fit: validate, plan, charge, release (every call spends again).
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+            The private data.
+        y : array_like of shape (n,) or None
+            The private target, if the estimator takes one.
+
+        Returns
+        -------
+        self
+        """
+        g = check_random_state(self.random_state)
+        params = FrozenParams(**self._fit_params())
+        X, y = self._fit_data(params, X, y)
+        plan = FrozenParams(**self._fit_plan(params, X.shape[1]))
+        _charge_before_draw(self, X.shape[1], plan.spend)  # refuses an overspend before any draw
+        spent = self._fit_release(params, plan, X, y, g)
+        if not _same_spend(spent, plan.spend):   # a bug of the estimator, never of the data
+            raise RuntimeError(f"{type(self).__name__}: the release spent {spent}, the plan "
+                               f"{plan.spend}")
+        self.spend_ = spent
+        return self

@@ -613,6 +613,12 @@ class BASResult:
 
 def _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho=0.05):
     X, y = check_X_y(X, y, min_rows=2)
+    _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
+    return X, y
+
+
+def _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho=0.05):
+    "The parameters' checks (the data's are check_X_y's, or chapter 60's on a Dask collection)."
     check_epsilon(epsilon)
     check_delta(delta, positive=True)
     check_int(n_rounds, "n_rounds", low=1)
@@ -622,7 +628,6 @@ def _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r
     check_positive(clip_x, "clip_x")
     check_positive(clip_r, "clip_r")
     check_in_range(rho, "rho", 0.0, 0.5, low_closed=False, high_closed=False)
-    return X, y
 
 # %% ../nbs/14_boosted_adassp.ipynb #30813339
 def design(X, fit_intercept: bool = True, clip_x: float = 1.0) -> np.ndarray:
@@ -764,7 +769,10 @@ class _BASParams(RegressorMixin, BaseEstimator):
         return tags
 
 # %% ../nbs/14_boosted_adassp.ipynb #593dda18
-class BoostedAdaSSPRegressor(_BASParams):
+from .accountant import PrivateEstimatorMixin
+
+
+class BoostedAdaSSPRegressor(PrivateEstimatorMixin, _BASParams):
     r"""Boosted AdaSSP as a scikit-learn regressor, $(\varepsilon, \delta)$-DP under add/remove.
 
     Gradient boosting of ridge regression on a privately released Gram matrix: the Gram matrix,
@@ -827,40 +835,55 @@ class BoostedAdaSSPRegressor(_BASParams):
     scale of X and y, without looking at the data. On labels far above `clip_r` the fit is noise
     at any $\varepsilon$. `fit` warns with a `dplit.core.ClippingWarning` (for the curator, not a
     release) when it clips. There is no refused release: a fit always returns coefficients.
+
+    Data: numpy, pandas, or a Dask array or frame larger than memory (chapter 60). The statistics
+    are exact sums of values quantised after clipping (same sensitivities), so the release is the
+    same for any chunking and number of workers, and equal to the in-memory fit's.
     """
 
-    def fit(self, X, y):
-        "One private fit (every call spends the budget again); returns self."
-        from sklearn.utils.validation import validate_data
-
-        g = check_random_state(self.random_state)
-        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
-        try:
-            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2)
-        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
-            raise type(exc)(f"X and y: {exc}") from None
-        _validate(X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
-                  self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
+    # One private fit (every call spends the budget again): the template `fit` of
+    # `PrivateEstimatorMixin` runs these four steps.
+    def _fit_params(self) -> dict:
+        _check_params(self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.eta,
+                      self.clip_x, self.clip_r, self.rho)  # the release's checks, before the charge
         if self.ridge not in RIDGE_RULES:
             raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
-        r = boosted_adassp(
+        return dict(epsilon=self.epsilon, delta=self.delta)
+
+    def _fit_data(self, params, X, y):
+        from dplit.distributed import fit_input, is_dask
+
+        X, y = fit_input(self, X, y)  # numpy, pandas or Dask (chapter 60)
+        return (X, y) if is_dask(X) else check_X_y(X, y, min_rows=2)
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        return dict(spend=bas_budget(self.epsilon, self.delta, self.n_rounds, self.shares,
+                                     self.clip_x, self.clip_r).spend())
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
+        from dplit.distributed import exact_boosted_adassp
+
+        # exact quantised statistics (chapter 60): the same release in memory and on Dask
+        r = exact_boosted_adassp(
             X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=g,
+            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=rng,
         )
-        self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
+        self.coef_, self.intercept_ = r.coef, r.intercept
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
-        return self
+        return r.spend
 
     def predict(self, X):
         "x_tilde^T theta on the clipped design of X (post-processing; see the text above)."
         from sklearn.utils.validation import validate_data
 
         check_is_fitted(self, "coef_")
+        from dplit.distributed import is_dask, predict_blocks
+        if is_dask(X):
+            return predict_blocks(self, X)
         X = check_array(validate_data(self, X, reset=False), "X")
         theta = np.append(self.coef_, self.intercept_) if self.fit_intercept else self.coef_
         return design(X, self.fit_intercept, self.clip_x) @ theta
+
 
 # %% ../nbs/14_boosted_adassp.ipynb #7a5e6770
 def _upper(M):

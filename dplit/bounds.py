@@ -17,6 +17,7 @@ from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_epsilon
 from .core import check_in_range, check_int, compose
 from .core import check_random_state, check_real_data, warn_clipped
+from .accountant import PrivateEstimatorMixin, _charge_release
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
 # %% auto #0
@@ -104,7 +105,8 @@ def coarse_grid(bounds, n_grid: int) -> np.ndarray:
 
 # %% ../nbs/09_bounds.ipynb #9ece9e18
 def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
-                     relation: str = "add/remove", rng=None, size=None) -> Release:
+                     relation: str = "add/remove", rng=None, size=None,
+                     accountant=None) -> Release:
     r"""The private quantile: a grid point drawn by the exponential mechanism with utility
     $-|c_j - qn|$, $\varepsilon$-DP under `relation`.
 
@@ -126,6 +128,8 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
         Seed; the same seed gives the same output.
     size : int or None, default None
         Number of independent draws (for audits); None for one.
+    accountant : BudgetAccountant or None, default None
+        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
 
     Returns
     -------
@@ -140,9 +144,11 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
     x = check_array(x, "x", ndim=1)
     sens, eps = quantile_sensitivity(q, relation), check_epsilon(epsilon)
     grid = coarse_grid(bounds, n_grid)
+    spend = PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation)
+    _charge_release(accountant, spend, f"private quantile q={q:g}", size)
     r = exponential_mechanism(quantile_utility(x, grid, float(q)), sens, eps, rng=rng, size=size,
                               relation=relation)
-    return Release(grid[r.value], PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation))
+    return Release(grid[r.value], spend)
 
 # %% ../nbs/09_bounds.ipynb #2ec34d39
 def _quantile_law(x, grid, q, eps, sens) -> np.ndarray:
@@ -169,7 +175,7 @@ def quantile_worst_pair(q: float, eps: float, sens: float, n_max: int = 4, m: in
 
 # %% ../nbs/09_bounds.ipynb #3adb56fb
 def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int = 1001,
-                  relation: str = "add/remove", rng=None, size=None) -> Release:
+                  relation: str = "add/remove", rng=None, size=None, accountant=None) -> Release:
     r"""A private clipping range: the `quantiles` of `x` by two private quantiles at
     $\varepsilon/2$ each, ordered and made non-empty by post-processing.
 
@@ -191,6 +197,8 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
         Seed; the same seed gives the same output.
     size : int or None, default None
         Number of independent draws (for audits); None for one.
+    accountant : BudgetAccountant or None, default None
+        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
 
     Returns
     -------
@@ -206,8 +214,12 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     eps, grid = check_epsilon(epsilon), coarse_grid(bounds, n_grid)
     x = check_array(x, "x", ndim=1)
     sens = [quantile_sensitivity(q, relation) for q in qs]
-    lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), as_rng(rng), size)
-    return Release(np.stack([grid[lo], grid[hi]], axis=-1), _range_spend(eps, qs, relation))
+    g, spend = as_rng(rng), _range_spend(eps, qs, relation)
+    if size is not None:
+        check_int(size, "size", low=1)
+    _charge_release(accountant, spend, "private range", size)
+    lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), g, size)
+    return Release(np.stack([grid[lo], grid[hi]], axis=-1), spend)
 
 
 def _range_indices(x, grid, qs, sens, eps_pair, g, size):
@@ -235,7 +247,8 @@ def _check_quantiles(quantiles) -> tuple:
     return q_lo, q_hi
 
 # %% ../nbs/09_bounds.ipynb #450f1e0c
-class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, TransformerMixin,
+                        BaseEstimator):
     r"""Clip and scale every column to ranges chosen privately; $\varepsilon$-DP under `relation`.
 
     Parameters
@@ -281,6 +294,8 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ----------
     ranges_ : ndarray of shape (n_features, 2)
         The released clipping ranges.
+    kinds_ : list
+        Each column's public kind: "private" or its public (low, high) range.
     spend_ : PrivacySpend
         What the fit spent.
     n_features_in_ : int
@@ -304,47 +319,15 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"bounds must hold one pair per column ({d}), got {len(b)}")
         return list(b)
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
-        """What one fit on `n_features` columns spends (known before fitting).
-
-        Parameters
-        ----------
-        n_features : int
-            Number of columns.
-
-        Returns
-        -------
-        PrivacySpend
-            The spend `fit` records: epsilon, split over the private columns (basic composition
-            of their ranges). It is an upper bound when every column has a public range (such a
-            fit spends 0; the kinds of a DataFrame's columns are not known from `n_features`).
-        """
-        check_int(n_features, "n_features", low=1)
-        return self._spend(1)
-
-    def _spend(self, n_private: int) -> PrivacySpend:
-        "The spend of a fit with `n_private` private columns: epsilon in total, or 0 for none."
-        eps, _ = check_epsilon(self.epsilon), _check_quantiles(self.quantiles)
+    # `fit` (release every column's clipping range) is the template of `PrivateEstimatorMixin`:
+    # parameters, data, the plan (the spend, and each column's public bounds), charge, release.
+    def _fit_params(self) -> dict:
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
-        return PrivacySpend(eps if n_private else 0.0, 0.0, "PrivateClipScaler", self.relation)
+        _feature_range(self.feature_range)
+        return dict(epsilon=check_epsilon(self.epsilon), quantiles=_check_quantiles(self.quantiles))
 
-    def fit(self, X, y=None):
-        """Release every column's clipping range.
-
-        Parameters
-        ----------
-        X : array_like of shape (n, d)
-            The private data, finite.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        PrivateClipScaler
-            self.
-        """
-        g = check_random_state(self.random_state)  # an int seed or None, no generator object
+    def _fit_data(self, params, X, y):
         check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
         kinds = _column_kinds(X, self.schema)  # public: names and dtypes, not values
         try:
@@ -352,21 +335,28 @@ class PrivateClipScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         except (ValueError, TypeError) as exc:  # scikit-learn's message, the argument named
             raise type(exc)(f"X: {exc}") from None
         X = check_array(X, "X")
-        kinds = [kinds.get(k, "private") for k in range(X.shape[1])]
-        private = [k for k, kind in enumerate(kinds) if kind == "private"]
-        spend = self._spend(len(private))  # validates epsilon, quantiles, relation
-        lo_f, hi_f = _feature_range(self.feature_range)
-        cols = self._column_bounds(X.shape[1])
-        grids = [coarse_grid(b, self.n_grid) for b in cols]  # validate before any draw
-        eps = check_epsilon(self.epsilon) / max(len(private), 1)
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+        # each column's kind (public: the schema and the dtypes, never the values)
+        self.kinds_ = [kinds.get(k, "private") for k in range(X.shape[1])]
+        return X, y
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        cols = self._column_bounds(n_features)
+        for b in cols:
+            coarse_grid(b, self.n_grid)  # validate before any draw
+        # epsilon in all, over the columns whose range is private (planned before the data's
+        # kinds are known: a fit whose columns are all public still records epsilon, an upper bound)
+        spend = compose([_range_spend(params.epsilon / n_features, params.quantiles,
+                                      self.relation)] * n_features, mechanism="PrivateClipScaler")
+        return dict(spend=spend, cols=cols)
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
+        private = [k for k, kind in enumerate(self.kinds_) if kind == "private"]
+        eps = params.epsilon / max(len(private), 1)
         self.ranges_ = np.array([
-            private_range(X[:, k], eps, cols[k], self.quantiles, self.n_grid, self.relation,
-                          rng=g).value if kind == "private" else np.array(kind, float)
-            for k, kind in enumerate(kinds)])
-        self.spend_ = spend
-        return self
+            private_range(X[:, k], eps, plan.cols[k], params.quantiles, self.n_grid,
+                          self.relation, rng=rng).value if kind == "private"
+            else np.array(kind, float) for k, kind in enumerate(self.kinds_)])
+        return plan.spend
 
     def transform(self, X):
         """Clip every column to its released range and map it onto `feature_range`; warn how
@@ -424,6 +414,7 @@ def _feature_range(fr) -> tuple:
     if not a < b:
         raise ValueError(f"feature_range must satisfy low < high, got {tuple(fr)}")
     return float(a), float(b)
+
 
 # %% ../nbs/09_bounds.ipynb #55581fed
 def _column_kinds(X, schema) -> dict:

@@ -2831,6 +2831,34 @@ class BestSubsetSelector(_BestSubsetParams):
                              "support); leave search=None, or choose method='top_r'")
         return exponential_support_select(X, y, self.s, self.epsilon, **kw)
 
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends, from the public parameters alone.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data (public: the schema).
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_` (and charges to ``accountant``).
+
+        Raises
+        ------
+        TypeError
+            When this configuration's spend cannot be known before fitting.
+        """
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}, got {self.method!r}")
+        finite_t = not (isinstance(self.T, (float, np.floating)) and self.T == math.inf)
+        if self.method == "top_r" and finite_t:
+            raise TypeError("estimator: top-R with a finite T spends Theorem 1's epsilon' > "
+                            "epsilon, a function of n too: its spend cannot be known before "
+                            "fitting")
+        delta = check_delta(self.delta, positive=True) if self.method == "mistakes_ptr" else 0.0
+        return PrivacySpend(check_epsilon(self.epsilon), delta, "BestSubsetSelector", "substitute")
+
     def fit(self, X, y):
         """Run one private release on (X, y); stores selected_, spend_, support_mask_,
         n_features_in_."""

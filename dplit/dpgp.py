@@ -1937,6 +1937,27 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         tags.regressor_tags.poor_score = True  # a private fit on tiny check datasets scores poorly
         return tags
 
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends, from the public parameters alone.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data (public: the schema).
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_` (and charges to ``accountant``).
+
+        Raises
+        ------
+        TypeError
+            When this configuration's spend cannot be known before fitting.
+        """
+        return PrivacySpend(check_epsilon(self.epsilon), check_delta(self.delta, positive=True),
+                            "DPSparseGPRegressor", "substitute")
+
     def fit(self, X, y):
         """Release q(u) on the inducing points; sets `m_`, `S_`, `spend_`, `result_`,
         `inducing_points_`."""

@@ -334,9 +334,13 @@ def verify_algorithm1(full: bool = False, rng=None) -> dict:
     )
 
 # %% ../nbs/12_dpkendall.ipynb #7f183972
-class _PrivateSelector(SelectorMixin, BaseEstimator):
-    """Shared plumbing of the private selectors: fit stores `selected_`, `spend_` and the support
-    mask.
+from .accountant import PrivateEstimatorMixin
+
+
+class _PrivateSelector(PrivateEstimatorMixin, SelectorMixin, BaseEstimator):
+    """Shared plumbing of the private selectors: the template `fit` (see
+    `dplit.accountant.PrivateEstimatorMixin`) stores `selected_`, `spend_` and the support mask.
+    Each selector is $\varepsilon$-DP under add/remove, its spend $(\varepsilon, 0)$.
     """
 
     def _release(self, X, y, rng) -> Release:
@@ -345,26 +349,31 @@ class _PrivateSelector(SelectorMixin, BaseEstimator):
     def _check_params(self, X, y) -> None:
         "Refuse bad parameters before the fit is charged (the release checks them again)."
 
-    def fit(self, X, y):
+    def _fit_params(self) -> dict:
+        return dict(epsilon=check_epsilon(self.epsilon))
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        check_k(self.k, n_features)  # public: k and the number of columns
+        return dict(spend=PrivacySpend(params.epsilon, 0.0, type(self).__name__, "add/remove"))
+
+    def _fit_data(self, params, X, y):
         from sklearn.utils.validation import validate_data
 
-        g = check_random_state(self.random_state)
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         X, y = validate_data(
             self, X, y, y_numeric=True, ensure_min_samples=2, ensure_min_features=2
         )  # sklearn's messages
         X, y = check_X_y(X, y, min_rows=2)
         self._check_params(X, y)  # a typo costs no budget: refused before the charge
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
-        rel = self._release(X, y, g)
-        self.n_features_in_ = X.shape[1]
+        return X, y
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
+        rel = self._release(X, y, rng)
         self.selected_ = np.asarray(rel.value, dtype=np.int64)
-        self.spend_ = rel.spend
         mask = np.zeros(X.shape[1], bool)
         mask[self.selected_] = True
         self.support_mask_ = mask
-        return self
+        return rel.spend
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_mask_")

@@ -1336,7 +1336,10 @@ def _dprb_release(D, ypm, sigma, n_rados, m_star, T, wfi, kappa, keep, rng, size
 
 
 # %% ../nbs/32_dprados.ipynb #i24r-c04
-class DPRadoBoostClassifier(_LinearBoost):
+from .accountant import PrivateEstimatorMixin
+
+
+class DPRadoBoostClassifier(PrivateEstimatorMixin, _LinearBoost):
     r"""RadoBoost from Gaussian-protected examples (Nock, Patrini & Friedman (2015), §5.2, Theorem
     8) as a scikit-learn classifier; $(\varepsilon, \delta)$-DP under **substitute** neighbours.
 
@@ -1413,8 +1416,8 @@ class DPRadoBoostClassifier(_LinearBoost):
         self.classes = classes
         self.accountant = accountant
 
-    def _check_params(self, d: int) -> dict:
-        "Every public parameter, validated (no draw); the noise scale for d features."
+    def _fit_params(self) -> dict:
+        "Every public parameter, validated (no data, no draw)."
         eps, dlt = check_epsilon(self.epsilon), check_delta(self.delta, positive=True)
         B = check_positive(self.feature_bound, "feature_bound")
         if not math.isfinite(B):
@@ -1430,28 +1433,16 @@ class DPRadoBoostClassifier(_LinearBoost):
         if not isinstance(self.keep, str) or self.keep not in ("rado_risk", "last"):
             raise ValueError(f"keep must be 'rado_risk' or 'last', got {self.keep!r} (the training "
                              "error needs the clean examples)")
-        return dict(eps=eps, delta=dlt, B=B, icpt=icpt, n=n, kappa=kappa,
-                    sigma=dp_radoboost_sigma(eps, dlt, B, d + icpt))
+        return dict(eps=eps, delta=dlt, B=B, icpt=icpt, n=n, kappa=kappa)
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
-        """What one `fit` on `n_features` columns spends (known before fitting).
-
-        Parameters
-        ----------
-        n_features : int
-            Number of columns of the training data.
-
-        Returns
-        -------
-        PrivacySpend
-            The spend `fit` records in `spend_`.
-        """
+    def _fit_plan(self, p, n_features: int) -> dict:
+        "The noise scale for `n_features` columns (one root-find per fit) and the spend."
         import dp_accounting
-        p = self._check_params(check_int(n_features, "n_features", low=1))
-        z = p["sigma"] / (2 * p["B"] * math.sqrt(n_features + p["icpt"]))
+        sigma = dp_radoboost_sigma(p.eps, p.delta, p.B, n_features + p.icpt)
+        z = sigma / (2 * p.B * math.sqrt(n_features + p.icpt))
         name = "DPRadoBoostClassifier (Gaussian-protected edges, Nock et al. 2015, §5.2)"
-        return PrivacySpend(p["eps"], p["delta"], name, "substitute",
-                            (dp_accounting.GaussianDpEvent(z),))
+        return dict(sigma=sigma, spend=PrivacySpend(p.eps, p.delta, name, "substitute",
+                                                    (dp_accounting.GaussianDpEvent(z),)))
 
     def _labels(self, X, y):
         "X validated and y as +-1 against the public pair `classes` (no draw)."
@@ -1472,26 +1463,22 @@ class DPRadoBoostClassifier(_LinearBoost):
         self.classes_ = cls
         return X, np.where(y == cls[1], 1.0, -1.0)
 
-    def fit(self, X, y):
-        "One private fit (every call spends the budget again); returns self."
-        g = check_random_state(self.random_state)
-        self._check_params(1)                             # parameters, data, labels: no draw
-        X, ypm = self._labels(X, y)
-        p = self._check_params(X.shape[1])
-        spend = self.expected_spend(X.shape[1])
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+    def _fit_data(self, p, X, y):
+        return self._labels(X, y)                         # y as +-1: no draw
+
+    def _fit_release(self, p, plan, X, ypm, g) -> PrivacySpend:
+        "One private fit (`fit`, the template of PrivateEstimatorMixin, calls it after the charge)."
         m = X.shape[0]
         m_star = None if self.support is None else min(m, max(1, round(self.support * m)))
         D, n_clipped = _dprb_design(X, p["B"], p["icpt"])
         warn_clipped("DPRadoBoostClassifier.fit",
                      [("entries of X", n_clipped, X.size, f"[-{p['B']:g}, {p['B']:g}]")])
-        theta = _dprb_release(D, ypm, p["sigma"], p["n"], m_star, self.T, self.wfi, p["kappa"],
+        theta = _dprb_release(D, ypm, plan.sigma, p.n, m_star, self.T, self.wfi, p.kappa,
                               self.keep, g)[0]
         self.coef_ = theta[:X.shape[1]].copy()
-        self.intercept_ = float(p["B"] * theta[-1]) if p["icpt"] else 0.0
-        self.sigma_, self.spend_ = p["sigma"], spend
-        return self
+        self.intercept_ = float(p.B * theta[-1]) if p.icpt else 0.0
+        self.sigma_ = plan.sigma
+        return plan.spend
 
     def decision_function(self, X):
         "theta^T x on the clipped features, plus the intercept (positive: classes_[1])."

@@ -400,6 +400,29 @@ class DPSISSelector(SelectorMixin, BaseEstimator):
         self.variant, self.allow_non_private = variant, allow_non_private
         self.accountant = accountant
 
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends, from the public parameters alone.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data (public: the schema).
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_` (and charges to ``accountant``).
+
+        Raises
+        ------
+        TypeError
+            When this configuration's spend cannot be known before fitting.
+        """
+        if self.variant != "clipped":
+            raise TypeError("estimator: DPSISSelector(variant='paper') is not private, so it "
+                            "cannot be charged")
+        return PrivacySpend(check_epsilon(self.epsilon), 0.0, "DPSISSelector", self.relation)
+
     def fit(self, X, y):
         """Select the features.
 

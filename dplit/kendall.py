@@ -314,6 +314,40 @@ def _d2_general(ordinal, top, ties_x, vorder, vstart, vties, bits, tree):
     return 2 * disc + ties_x + vties - txv
 
 # %% ../nbs/10_kendall.ipynb #4d6ee702
+import contextlib
+import importlib
+import threading
+
+import numba
+
+
+def _pin_threading_layer() -> str:
+    """numba's fallback parallel layer (workqueue) aborts the process when two threads launch
+    parallel kernels at once: pin OpenMP or TBB, whichever is installed, before the first launch."""
+    if numba.config.THREADING_LAYER == "default":
+        for layer in ("omp", "tbb"):
+            try:
+                importlib.import_module(f"numba.np.ufunc.{layer}pool")
+            except ImportError:
+                continue
+            numba.config.THREADING_LAYER = layer
+            break
+    return numba.config.THREADING_LAYER
+
+
+_pin_threading_layer()
+_WORKQUEUE_LOCK = threading.Lock()
+
+
+def _parallel_guard():
+    "No lock under a thread-safe layer; one lock (one parallel launch at a time) otherwise."
+    try:
+        layer = numba.threading_layer()
+    except ValueError:                      # nothing launched yet: the pinned layer will be used
+        layer = numba.config.THREADING_LAYER
+    return contextlib.nullcontext() if layer in ("omp", "tbb") else _WORKQUEUE_LOCK
+
+
 @njit(cache=True, parallel=True)
 def _d2_against(order, ties, offsets, starts, cols, r_ord, r_top, r_ties, singletons):
     """D2 of every column in `cols` against a reference vector r given by its ordinal and tie-top
@@ -422,17 +456,10 @@ class KendallColumns:
         return c
 
     def _against(self, r_ord, r_top, r_ties, columns):
-        return _d2_against(
-            self._order,
-            self._ties,
-            self._offsets,
-            self._starts,
-            self._cols(columns),
-            r_ord,
-            r_top,
-            r_ties,
-            self._singletons,
-        )
+        cols = self._cols(columns)
+        with _parallel_guard():  # safe when several threads fit at once
+            return _d2_against(self._order, self._ties, self._offsets, self._starts, cols,
+                               r_ord, r_top, r_ties, self._singletons)
 
     def d2(self, v, columns=None) -> np.ndarray:
         """Integer counts D2 of each column against the vector v.

@@ -502,17 +502,24 @@ def _block_order(xs, k, a1, a2, logfact, cap=4096, max_blocks=5_000_000):
     return tb, flat[keep][np.argsort(-key[keep], kind="stable")]
 
 
+import threading
+
 _LOGFACT = np.zeros(0)
+_LOGFACT_LOCK = threading.Lock()
 
 
 def _logfact(d: int) -> np.ndarray:
     """log n! for n = 0..d+1 (at least), memoised across calls: a table of log-gamma values that
-    only grows.
+    only grows. Under a lock, and the caller keeps the table it was given (numba reads it without
+    bounds checks: another thread's smaller table must never replace it).
     """
     global _LOGFACT
-    if len(_LOGFACT) < d + 2:
-        _LOGFACT = special.gammaln(np.arange(max(d + 2, 2 * len(_LOGFACT))) + 1.0)
-    return _LOGFACT
+    with _LOGFACT_LOCK:
+        table = _LOGFACT
+        if len(table) < d + 2:
+            table = special.gammaln(np.arange(max(d + 2, 2 * len(table))) + 1.0)
+            _LOGFACT = table
+        return table
 
 # %% ../nbs/20_lipschitz.ipynb #506b38fb
 def lipschitz_top_k(

@@ -15,8 +15,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .audit import AuditCase, gaussian_pair_epsilon, register_audit
 from .core import (ClippingWarning, PrivacySpend, check_bool, check_delta, check_epsilon,
-                        check_int, check_positive, check_random_state, check_real_data,
-                        spawn_rngs, warn_clipped)
+                   check_int, check_positive, check_random_state, check_real_data, spawn_rngs,
+                   warn_clipped)
 from .mechanisms import analytic_gaussian_sigma
 from .objpert import _gamma_norm_noise
 from .verify import register_check
@@ -254,9 +254,9 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         "Rows scaled by data_norm, shrunk onto the unit ball (warned), the constant appended."
         Z = X / norm
         r = np.linalg.norm(Z, axis=1)
-        warn_clipped("DPLogisticRegression.fit", [("rows of X", np.sum(r > 1.0), len(Z),
-                                                    f"norm data_norm = {norm:g}")])
-        Z = Z / np.maximum(r, 1.0)[:, None]
+        if warn_clipped("DPLogisticRegression.fit", [
+                ("rows of X", np.count_nonzero(r > 1.0), len(r), f"norm data_norm = {norm:g}")]):
+            Z = Z / np.maximum(r, 1.0)[:, None]
         if icpt:
             Z = np.c_[Z, np.ones(len(Z))] / math.sqrt(2.0)
         return Z

@@ -167,7 +167,10 @@ def objective_perturbation(X, y, epsilon, *, b_x, b_y, r, jacobian_share=0.5, rn
     return Release(theta[0] if size is None else theta, spend)
 
 # %% ../nbs/54_objpert.ipynb #opbd307a
-class ObjectivePerturbationRegressor(RegressorMixin, BaseEstimator):
+from .accountant import PrivateEstimatorMixin
+
+
+class ObjectivePerturbationRegressor(PrivateEstimatorMixin, RegressorMixin, BaseEstimator):
     r"""Objective perturbation (Kifer, Smith & Thakurta 2012, Algorithm 1) for least squares over
     an $\ell_2$ ball, as a scikit-learn regressor: $(\varepsilon, 0)$-DP under substitution.
 
@@ -218,29 +221,32 @@ class ObjectivePerturbationRegressor(RegressorMixin, BaseEstimator):
         tags.regressor_tags.poor_score = True    # bounded, noisy coefficients on check datasets
         return tags
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
-        "The spend of one fit, from the public parameters (what an accountant is charged)."
-        return PrivacySpend(check_epsilon(self.epsilon), 0.0, "objective perturbation",
-                            "substitute")
+    # One private fit (every call spends epsilon again): the template `fit` of
+    # `PrivateEstimatorMixin` runs these four steps.
+    def _fit_params(self) -> dict:
+        return dict(epsilon=check_epsilon(self.epsilon))
 
-    def fit(self, X, y):
-        "One private fit (every call spends epsilon again); returns self."
+    def _fit_data(self, params, X, y):
         from sklearn.utils.validation import validate_data
-        from dplit.accountant import _charge_before_draw
 
-        g = check_random_state(self.random_state)
         check_real_data(X), check_real_data(y, "y")
         try:
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"X and y: {exc}") from None
-        op_calibration(X.shape[1], self.epsilon, b_x=self.b_x, b_y=self.b_y, r=self.r,
+        return X, y
+
+    def _fit_plan(self, params, n_features: int) -> dict:
+        op_calibration(n_features, self.epsilon, b_x=self.b_x, b_y=self.b_y, r=self.r,
                        jacobian_share=self.jacobian_share)      # every check before the charge
-        _charge_before_draw(self, X.shape[1])
+        return dict(spend=PrivacySpend(params.epsilon, 0.0, "objective perturbation",
+                                       "substitute"))
+
+    def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
         rel = objective_perturbation(X, y, self.epsilon, b_x=self.b_x, b_y=self.b_y, r=self.r,
-                                     jacobian_share=self.jacobian_share, rng=g)
-        self.coef_, self.spend_ = rel.value, rel.spend
-        return self
+                                     jacobian_share=self.jacobian_share, rng=rng)
+        self.coef_ = rel.value
+        return rel.spend
 
     def predict(self, X):
         "X @ coef_ (post-processing of the release)."

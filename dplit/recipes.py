@@ -472,7 +472,8 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
     r"""Private logistic regression with nothing to guess: private ranges, scaling, objective
     perturbation; $(\varepsilon, \delta)$-DP under substitution of one row ($n$ public).
 
-    One fit: X is clipped to the public `bounds` and mapped to $[-1, 1]^d$ (no spend), then
+    One fit: X is clipped to the public `bounds` (chosen without looking at the data; clipping
+    is announced by a `ClippingWarning`) and mapped to $[-1, 1]^d$ (no spend), then
     `DPLogisticRegression` (objective perturbation, `data_norm` $= \sqrt d$, so no row is shrunk)
     fits with all of $(\varepsilon, \delta)$. The choices come from `recipe_rule`.
 

@@ -1645,6 +1645,35 @@ class TukeyRegressor(RegressorMixin, BaseEstimator):
     def _design(self, X):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
+    def expected_spend(self, n_features: int) -> PrivacySpend:
+        """What one `fit` on `n_features` columns spends, from the public parameters alone.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of the training data (public: the schema).
+
+        Returns
+        -------
+        PrivacySpend
+            The spend `fit` records in `spend_` (and charges to ``accountant``).
+
+        Raises
+        ------
+        TypeError
+            When this configuration's spend cannot be known before fitting.
+        """
+        from .core import check_bool
+        if (self.n_tilde is not None or self.n_models is not None
+                or check_bool(self.paper_accounting, "paper_accounting")):
+            raise TypeError("estimator: the spend of TukeyRegressor with n_tilde, n_models or "
+                            "paper_accounting cannot be known before fitting (a caller's n_tilde "
+                            "is charged by that caller; the paper's accounting is not private)")
+        bud = tukey_budget(self.epsilon, self.delta, self.n_share, self.eta)
+        if bud.eps_n == 0:  # the fit would refuse it: refused here, before the charge
+            raise ValueError("n_share must be > 0 when n_tilde is not given")
+        return tukey_spends(bud)
+
     def fit(self, X, y):
         g = check_random_state(self.random_state)
         check_bool(self.fit_intercept, "fit_intercept")

@@ -35,8 +35,9 @@ def public_objects():
 
 
 def public_estimators() -> dict:
-    "Every class with a `fit` method in some module's `__all__`."
-    return {n: o for _, n, o in public_objects() if inspect.isclass(o) and callable(getattr(o, "fit", None))}
+    "Every class with a `fit` method in some module's `__all__` (a mixin is a base class, not one)."
+    return {n: o for _, n, o in public_objects() if inspect.isclass(o) and callable(getattr(o, "fit", None))
+            and not n.endswith("Mixin")}
 
 
 # verification, benchmark, experiment and data-generating helpers take `rng` too, but release nothing
@@ -102,6 +103,7 @@ def _accountant():
 # epsilon is small where the output is a selection, so that two fresh fits rarely agree.
 FIT_CASES = {
     "BoostedAdaSSPRegressor": (dict(n_rounds=5), X4, Y4, lambda e: e.coef_),
+    "AdaSSPRegressor": (dict(), X4, Y4, lambda e: e.coef_),
     "BestSubsetSelector": (dict(s=2, epsilon=0.01), X4, Y4, lambda e: e.selected_),
     "DPSparseGPRegressor": (dict(inducing_points=5), X1, Y1, lambda e: e.m_),
     "DPKendallSelector": (dict(k=2, epsilon=0.01), X4, Y4, lambda e: e.selected_),
@@ -168,6 +170,7 @@ CALLS = {
     "private_n_lower_bound": dict(n=100, epsilon=1.0, eta=1e-3),
     "private_count_lower_bound": dict(n=100, epsilon=1.0),
     "boosted_adassp": dict(X=X4, y=Y4, epsilon=1.0, delta=1e-5, n_rounds=5),
+    "exact_boosted_adassp": dict(X=X4, y=Y4, epsilon=1.0, delta=1e-5, n_rounds=5),
     "dpgp_inference": dict(X=X1, y=Y1, Z=Z5, sigma=0.1, epsilon=1.0, delta=1e-4),
     "dpgp_inference_heteroscedastic": dict(X=X1, y=Y1, noise_var=np.full(30, 0.01), Z=Z5, epsilon=1.0,
                                            delta=1e-4, R_w=100.0),

@@ -117,6 +117,7 @@ def _functions():
     from dplit.dpgp import dpgp_inference
     from dplit.dpgp_hyper import dpgp_inference_heteroscedastic
     from dplit.dpsis import dp_sis
+    from dplit.inference import ssp_release
     from dplit.objpert import objective_perturbation
     Z = np.linspace(-0.1, 0.1, 3)[:, None] * np.ones((1, P))
     yield "clip_data", lambda X, y: clip_data(X, y, b_x=0.5, b_y=0.5)
@@ -131,6 +132,7 @@ def _functions():
     yield "dp_sis", lambda X, y: dp_sis(X, y, 2, 1.0, rng=0)
     yield "objective_perturbation", lambda X, y: objective_perturbation(
         X, y, 1.0, b_x=1.0, b_y=1.0, r=1.0, rng=0)
+    yield "ssp_release", lambda X, y: ssp_release(X, y, 1.0, 1e-5, 1.0, 1.0, rng=0)
     yield "dpgp_inference", lambda X, y: dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, clip_y=True,
                                                         rng=0)
     yield "dpgp_inference_heteroscedastic", lambda X, y: dpgp_inference_heteroscedastic(

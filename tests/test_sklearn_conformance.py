@@ -41,6 +41,7 @@ ESTIMATORS = {
     "SubLassoSelector": (lambda: dplit.SubLassoSelector(k=1, random_state=0), {}),
     "TukeyRegressor": (lambda: dplit.TukeyRegressor(random_state=0), TUKEY_XFAIL),
     "BoostedAdaSSPRegressor": (lambda: dplit.BoostedAdaSSPRegressor(random_state=0), {}),
+    "AdaSSPRegressor": (lambda: dplit.AdaSSPRegressor(random_state=0), {}),
     "DPSISSelector": (lambda: dplit.DPSISSelector(k=1, random_state=0), {}),
     # y outside the public bound R_y is refused unless clipping is asked for (clipping is never silent);
     # the check data's y are not in [-1, 1], so the check runs the documented clipping mode.
@@ -66,6 +67,11 @@ ESTIMATORS = {
     "PrivateGridSearch": (lambda: dplit.PrivateGridSearch(dplit.BoostedAdaSSPRegressor(n_rounds=3),
                                                           {"n_rounds": [2, 3]}, random_state=0), {}),
 }
+# the accountant's wrapper: every check's fit is charged to one large budget (basic composition, quick)
+ESTIMATORS["Charged"] = (lambda: dplit.Charged(dplit.BoostedAdaSSPRegressor(n_rounds=3, random_state=0),
+                                               dplit.BudgetAccountant(1e9, 0.5, tight=False)),
+                       {"check_estimators_empty_data_messages": "the plan refuses 0 columns first, with "
+                        "dplit's message naming n_features, before the inner estimator's validation"})
 for _name in ("NonDP", "BAS", "L-BAS", "K-BAS", "Tukey", "L-Tukey", "K-Tukey"):
     ESTIMATORS[f"PrivateRegressionPipeline-{_name}"] = (
         lambda _name=_name: dplit.PrivateRegressionPipeline(pipeline=_name, k=1, random_state=0),
@@ -106,7 +112,7 @@ def test_check_estimator(name):
                                  "DPSparseGPRegressor", "RadoBoostClassifier", "AdaBoostExamplesClassifier",
                                  "BestSubsetSelector", "DPRadoBoostClassifier",
                                  "PrivateClipScaler", "DPLogisticRegression", "RecipeRegressor",
-                                 "RecipeClassifier"])
+                                 "RecipeClassifier", "AdaSSPRegressor"])
 def test_init_is_keyword_only(cls):
     params = list(inspect.signature(getattr(dplit, cls).__init__).parameters.values())[1:]
     assert params and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params), cls

@@ -1,0 +1,152 @@
+"""Private fits on Dask (chapter 60): releases bit-identical across chunkings, partitions and workers and equal to the
+in-memory fit (exact by construction: the data enter only through int64 sums — integer arithmetic, so bit equality is
+the claim, not a float comparison across code paths); the exact statistic against a Python-integer reference; bad
+input refused before the first draw; one privacy audit run on the Dask path."""
+import math
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array", reason='the Dask extra: pip install "dplit[distributed]"')
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import dask
+import pandas as pd
+
+from dplit.boosted_adassp import BoostedAdaSSPRegressor, audit_budget, audit_designs, gdp_delta
+from dplit.distributed import (QMAX, AdaSSPRegressor, _quantised, _statistics, add_statistics,
+                               block_gradient, block_statistics, exact_boosted_adassp)
+
+
+def _data(n=6000, p=5, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.normal(size=(n, p)) * 0.4
+    return X, 0.1 + X @ np.linspace(-1, 1, p) + 0.2 * g.normal(size=n)
+
+
+def _theta(est):
+    return np.append(est.coef_, est.intercept_)
+
+
+def test_statistics_are_the_python_integer_sums():
+    "The int64 Gram equals the arbitrary-precision Python-int Z^T Z, also for an int64 sum over a ragged split."
+    X, y = _data(2000, 7, 1)
+    X[:5] *= 1e180                                     # rescaled norms
+    Z = _quantised(X, y)
+    assert np.abs(Z).max() <= QMAX and np.all((Z[:, :-1].astype(np.int64) ** 2).sum(1) <= QMAX**2)
+    Zo = Z.astype(np.int64).astype(object)
+    ref = Zo.T @ Zo
+    cuts = [0, 3, 4, 1500, 2000]
+    got = add_statistics(block_statistics(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:]))["gram"]
+    assert np.all(got.astype(object) == ref)
+    theta_q = np.linspace(-2, 2, 8) / QMAX            # a round's gradient: Python-int reference too
+    r = np.array([int(math.trunc(min(QMAX, max(-QMAX, (v - float(q @ theta_q)) * QMAX))))
+                  for v, q in zip(y, Z[:, :-1])], dtype=object)
+    ref_g = (Z[:, :-1].astype(np.int64).astype(object) * r[:, None]).sum(axis=0)
+    parts = sum(block_gradient(X[a:b], y[a:b], True, 1.0, 1.0, theta_q) for a, b in zip(cuts, cuts[1:]))
+    assert np.all(parts.astype(object) == ref_g)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaSSPRegressor(epsilon=2.0, random_state=11),
+    lambda: BoostedAdaSSPRegressor(epsilon=2.0, n_rounds=4, random_state=11)])
+def test_bit_identical_across_chunkings_and_equal_to_in_memory(make):
+    X, y = _data()
+    ref = _theta(make().fit(X, y))
+    n = len(X)
+    chunkings = [n, 1000, 997, (1, n - 1), (2500, 10, n - 2510), (n // 2, n - n // 2)]
+    for ch in chunkings:
+        Xd = da.from_array(X, chunks=(ch if isinstance(ch, tuple) else ch, -1))
+        yd = da.from_array(y, chunks=(ch if isinstance(ch, tuple) else ch,))
+        with dask.config.set(scheduler="sync"):
+            assert np.array_equal(_theta(make().fit(Xd, yd)), ref), ch  # exact: integer sums
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abcde")).assign(t=y), npartitions=5)
+    for workers in (1, 2):
+        with dask.config.set(scheduler="threads", num_workers=workers):
+            est = make().fit(frame[list("abcde")], frame["t"])
+            assert np.array_equal(_theta(est), ref)
+    assert list(est.feature_names_in_) == list("abcde") and est.n_features_in_ == 5
+
+
+def test_on_a_distributed_cluster():
+    """Two workers of a dask.distributed cluster, in this process (worker processes cost ~20 s of imports here;
+    the chapter's benchmark runs the fits on worker processes)."""
+    X, y = _data(3000)
+    ref = _theta(AdaSSPRegressor(random_state=2).fit(X, y))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cl, distributed.Client(cl):
+        est = AdaSSPRegressor(random_state=2).fit(da.from_array(X, chunks=(701, -1)),
+                                                  da.from_array(y, chunks=701))
+        pred = est.predict(da.from_array(X[:10], chunks=(3, -1))).compute()
+    assert np.array_equal(_theta(est), ref)
+    assert np.array_equal(pred, est.predict(X[:10]))
+
+
+def test_pipeline_around_the_dask_fit():
+    from sklearn.pipeline import make_pipeline
+    X, y = _data(2000)
+    with dask.config.set(scheduler="sync"):
+        pipe = make_pipeline(AdaSSPRegressor(epsilon=50.0, random_state=0)).fit(
+            da.from_array(X, chunks=(500, -1)), da.from_array(y, chunks=500))
+    mem = make_pipeline(AdaSSPRegressor(epsilon=50.0, random_state=0)).fit(X, y)
+    assert np.array_equal(pipe[-1].coef_, mem[-1].coef_)
+
+
+def _untouched(g, state):
+    return g.bit_generator.state == state
+
+
+@pytest.mark.parametrize("bad, exc, word", [
+    ("nan", ValueError, "finite"), ("inf_y", ValueError, "finite"), ("one_row", ValueError, "2 rows"),
+    ("bool", TypeError, "real"), ("misaligned", ValueError, "rows"), ("eps", ValueError, "epsilon"),
+    ("clip", ValueError, "clip_x")])
+def test_bad_input_refused_before_the_first_draw(bad, exc, word):
+    X, y = _data(400)
+    kw = dict(epsilon=1.0, delta=1e-5, n_rounds=3)
+    if bad == "nan":
+        X[123, 2] = np.nan
+    if bad == "inf_y":
+        y[7] = np.inf
+    if bad == "one_row":
+        X, y = X[:1], y[:1]
+    Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+    if bad == "bool":
+        Xd = Xd > 0
+    if bad == "misaligned":
+        yd = da.from_array(y[:-1], chunks=100)
+    if bad == "eps":
+        kw["epsilon"] = -1.0
+    if bad == "clip":
+        kw["clip_x"] = 0.0
+    g = np.random.default_rng(5)
+    state = g.bit_generator.state
+    with dask.config.set(scheduler="sync"), pytest.raises(exc, match=word):
+        exact_boosted_adassp(Xd, yd, rng=g, **kw)
+    assert _untouched(g, state)
+
+
+def test_gram_audit_on_the_dask_path():
+    """Chapter 14's Gram audit, run on the Dask path: the statistic of each neighbour is computed over Dask blocks
+    (the pair's rows in separate chunks), the noise drawn as `_release` draws it. The release is the same function of
+    the same integers as in memory, so the audits of chapter 14 carry over; this one checks it on the Dask path: the
+    correct calibration stays within its claim and the half-noise mutant is caught."""
+    from dplit.audit import audit
+    from dplit.boosted_adassp import symmetric_noise
+    b = audit_budget(0.5)
+    (X0, y0), (X1, y1) = audit_designs()
+    sx = QMAX / 1.0
+    with dask.config.set(scheduler="sync"):
+        stats = [_statistics(da.from_array(X, chunks=(1, -1)), da.from_array(y, chunks=1), True, 1.0, 1.0)
+                 for X, y in ((X0, y0), (X1, y1))]
+    # the pair moves the intercept's diagonal entry by exactly the sensitivity, 1 = QMAX^2 / sx^2 (integers)
+    assert stats[1]["gram"][1, 1] - stats[0]["gram"][1, 1] == QMAX**2
+    entry = [s["gram"][1, 1] / sx**2 for s in stats]
+
+    def mech(sigma):
+        return lambda data, g, n: entry[data] + symmetric_noise(2, sigma, g, n)[:, 1, 1]
+
+    claim = gdp_delta(b.mu_gram, 0.5)
+    kw = dict(epsilon=0.5, delta=claim, n_trials=100_000, vectorized=True, rng=3)
+    assert audit(mech(b.sigma_gram), 0, 1, **kw).passed
+    assert not audit(mech(b.sigma_gram / 2), 0, 1, **kw).passed
