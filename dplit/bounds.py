@@ -499,6 +499,7 @@ def private_target_regressor(regressor, *, epsilon=1.0, bounds=(-100.0, 100.0),
 def _private_target_class():
     "The TransformedTargetRegressor that validates everything before the range's draw."
     from sklearn.compose import TransformedTargetRegressor
+    from sklearn.utils.validation import _num_samples
 
     if "_PrivateTarget" not in globals():
         class _PrivateTarget(TransformedTargetRegressor):
@@ -511,7 +512,11 @@ def _private_target_class():
                 coarse_grid(sc._column_bounds(1)[0], sc.n_grid)
                 if type(self.regressor).__module__.split(".")[0] == "dplit":
                     from dplit.accountant import planned_spend
-                    planned_spend(clone(self.regressor), np.shape(X)[1])  # its parameters
+                    check_real_data(X, "X")                  # X too, before the range's draw
+                    Xc = check_array(X, "X")
+                    planned_spend(clone(self.regressor), Xc.shape[1])  # its parameters
+                if _num_samples(X) != len(y):
+                    raise ValueError("X and y have different numbers of rows")  # no count
                 super().fit(X, y, **fit_params)
                 parts = [self.transformer_.spend_, getattr(self.regressor_, "spend_", None)]
                 if parts[1] is not None and parts[0].relation == parts[1].relation:

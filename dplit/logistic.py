@@ -475,7 +475,7 @@ def _audit_logistic_gaussian(full: bool = False) -> AuditCase:
 
 # %% ../nbs/18_logistic.ipynb #lrc7591b
 def _law_check(g, m):
-    "KS test of the estimator's own solver (L-BFGS) against the exact law, one coefficient."
+    "KS test of the estimator's own solver (Newton) against the exact law, one coefficient."
     Z, s = np.array([[0.9], [-0.4], [0.7]]), np.array([1.0, 1.0, -1.0])
     out = {}
     for dlt in (0.0, 1e-5):

@@ -68,8 +68,9 @@ def laplace_mechanism(
         Privacy parameter, finite and > 0.
     rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int, tuple or None, default None
-        Number (or shape) of independent draws; None for a single draw.
+    size : int or None, default None
+        Number of independent noisy copies; None for a single draw. The spend is that of all
+        `size` copies: `size` times epsilon (pure epsilon adds up exactly).
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
 
@@ -94,13 +95,13 @@ def laplace_mechanism(
     import dp_accounting
 
     shape = _shape(size, v.shape)  # checked before the generator is touched
+    k = 1 if size is None else shape[0]
     out = check_finite_release(v + as_rng(rng).laplace(0.0, b, size=shape))
-    return Release(
-        out,
-        PrivacySpend(
-            eps, 0.0, "laplace", relation, (dp_accounting.LaplaceDpEvent(b / float(sensitivity)),)
-        ),
-    )
+    ev = dp_accounting.LaplaceDpEvent(b / float(sensitivity))
+    if k > 1:  # k i.i.d. copies: their pure epsilons add up, exactly (the loss k eps is attained)
+        ev = dp_accounting.SelfComposedDpEvent(ev, k)
+    name = "laplace" if k == 1 else f"laplace ({k} copies)"
+    return Release(out, PrivacySpend(k * eps, 0.0, name, relation, (ev,)))
 
 # %% ../nbs/02_mechanisms.ipynb #12c26a25
 def _em_scale(sensitivity, epsilon, monotonic: bool) -> float:

@@ -180,8 +180,9 @@ def private_count_lower_bound(n: int, epsilon, eta=PAPER_ETA, rng=None, size=Non
     if not math.isfinite(shift):
         raise ValueError("epsilon, eta: the shift ln(1/(2 eta)) / epsilon overflows float64")
     rel = laplace_mechanism(float(n), 1.0, eps, rng=rng, size=size)
+    ev = rel.spend.events[0]                     # one bound's event (size: copies for the checks)
     spend = PrivacySpend(eps, 0.0, "private lower bound on n (Laplace)", "add/remove",
-                         rel.spend.events)
+                         (getattr(ev, "event", ev),))
     out = (float(rel.value) if size is None else rel.value) - shift
     return Release(check_finite_release(out, "epsilon"), spend)
 

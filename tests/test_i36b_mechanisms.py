@@ -68,3 +68,20 @@ def test_good_votes_still_work():
     X, y = _xy()
     out = samp_agg_select(X, y, 2, 50.0, vote=lambda Xb, yb, s: [0, 4], rng=0).value
     assert out == (0, 4)
+
+
+@pytest.mark.parametrize("eps, sens, k", [(1.0, 1.0, 10), (0.3, 2.0, 3)])
+def test_laplace_k_copies_spend_k_releases(eps, sens, k):
+    "Finding 8 for the Laplace mechanism: k copies state k eps, what k separate events compose to."
+    from dplit.mechanisms import laplace_mechanism
+    stated = laplace_mechanism(np.zeros(2), sens, eps, rng=0, size=k).spend
+    assert stated.epsilon == k * eps and stated.delta == 0.0      # one product: same float
+    acc = PLDAccountant(value_discretization_interval=H)
+    acc.compose(dp_accounting.LaplaceDpEvent(1 / eps), k)        # k events, composed by PLD
+    truth = acc.get_epsilon(1e-12)
+    acc2 = PLDAccountant(value_discretization_interval=H)
+    acc2.compose(stated.events[0])
+    assert abs(acc2.get_epsilon(1e-12) - truth) <= k * H + 1e-6
+    assert truth - k * H - 1e-6 <= stated.epsilon                 # not an under-count
+    one = laplace_mechanism(0.0, sens, eps, rng=0).spend
+    assert one.epsilon == eps and one.mechanism == "laplace"
