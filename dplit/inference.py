@@ -246,8 +246,7 @@ def ssp_release(X, y, epsilon, delta, clip_x=1.0, clip_y=1.0, rng=None) -> SSPRe
     Z = augmented_rows(X, y, clip_x, clip_y)
     warn_clipped("ssp_release", [
         ("rows of X", np.sum(np.linalg.norm(X, axis=1) > clip_x), len(y), f"norm {clip_x:g}"),
-        ("labels", np.sum(np.abs(y) > clip_y), len(y), f"[-{clip_y:g}, {clip_y:g}]")],
-        stacklevel=3)
+        ("labels", np.sum(np.abs(y) > clip_y), len(y), f"[-{clip_y:g}, {clip_y:g}]")])
     M = Z.T @ Z + symmetric_noise(Z.shape[1], s, as_rng(rng))
     return SSPRelease(M, s, _ssp_spend(epsilon, delta))
 
