@@ -219,10 +219,11 @@ def test_eig_floor_refused_before_any_draw(bad):
 
 def test_eig_floor_is_post_processing():
     # same seed: the same release and the same spend with and without the floor; the floor only
-    # changes the posterior; it keeps the eigenvectors of K_ZZ with eigenvalue >= tau (unit variance),
-    # at least one since the top eigenvalue is >= the variance (trace = |Z| variance)
+    # changes the posterior; it keeps the eigenvectors of K_ZZ with eigenvalue >= tau (unit
+    # variance), at least one since the top eigenvalue is >= the variance (trace = |Z| variance)
     Z9 = np.linspace(-3, 3, 9)
-    fits = {t: dpgp_inference(X, Y, Z9, 0.1, 1.0, 1e-4, eig_floor=t, rng=5) for t in (0.0, 0.05, 1.0)}
+    fits = {t: dpgp_inference(X, Y, Z9, 0.1, 1.0, 1e-4, eig_floor=t, rng=5)
+            for t in (0.0, 0.05, 1.0)}
     assert all(f.spend == fits[0.0].spend for f in fits.values())
     eig = np.linalg.eigvalsh(eq_kernel(Z9, Z9))
     assert fits[0.0].basis is None
