@@ -24,8 +24,8 @@ from .verify import register_benchmark, register_check
 __all__ = ['eq_kernel', 'eq_radial', 'sufficient_statistics', 'titsias_posterior', 'rk_trivial', 'rk_1d', 'rk_1d_tight',
            'rk_multi', 'min_separation', 'kernel_norm_bound', 't_b', 'vech_scaled', 'unvech_scaled', 'dpgp_sensitivity',
            'DPGPNoise', 'dpgp_noise_scales', 'release_statistics', 'unpack_statistics', 'regulariser', 's22_middle',
-           's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'DPGPResult', 'dpgp_inference',
-           'DPSparseGPRegressor']
+           's22', 'DPPosterior', 'noise_aware_posterior', 'predict_q', 'kzz_eigenbasis', 'regulariser_bias',
+           'projected_posterior', 'DPGPResult', 'dpgp_inference', 'DPSparseGPRegressor']
 
 # %% ../nbs/40_dpgp.ipynb #b57100ef
 def as_inputs(X, name: str = "X", min_rows: int = 1) -> np.ndarray:
@@ -1070,6 +1070,9 @@ class DPPosterior:
         The regulariser used.
     lifted : int, default 0
         How many times lambda was doubled.
+    bias : np.ndarray or None, default None
+        The regulariser's bias term in W's coordinates, included in S and W (set by
+        `projected_posterior` only; None: the paper's posterior).
     """
     m: np.ndarray
     S: np.ndarray
@@ -1082,6 +1085,7 @@ class DPPosterior:
     W_naive: np.ndarray      # K_ZZ^-1 S_base K_ZZ^-1 = St
     lam: float
     lifted: int = 0          # how many times lambda was doubled to reach positive definiteness
+    bias: np.ndarray | None = None   # St (lam I + lam^2 K^-1) St, in S and W (projected only)
 
 # %% ../nbs/40_dpgp.ipynb #62d7a6c8
 def noise_aware_posterior(
@@ -1567,6 +1571,92 @@ def verify_regulariser_pd(full: bool = False, rng=None) -> dict:
         passed=holds and breaks and exact1,
     )
 
+# %% ../nbs/40_dpgp.ipynb #eigfl002
+def kzz_eigenbasis(Kzz, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenvectors V_r of K_ZZ whose eigenvalue is at least `floor` (columns), and those
+    eigenvalues D_r.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    floor : float
+        The eigenvalue floor (absolute).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (V_r of shape (|Z|, r), D_r of shape (r,)).
+    """
+    D, V = np.linalg.eigh((Kzz + Kzz.T) / 2)
+    keep = D >= floor
+    return V[:, keep], D[keep]
+
+
+def regulariser_bias(St, lam: float, Kzz_inv) -> np.ndarray:
+    """The bias term St (lam I + lam^2 K_ZZ^-1) St that the regulariser lambda adds to the error
+    covariance of alpha = K_ZZ^-1 m under the model's prior (chapter 70), in W's coordinates.
+
+    Parameters
+    ----------
+    St : numpy.ndarray of shape (|Z|, |Z|)
+        The regularised inverse Sigma-tilde = P^-1.
+    lam : float
+        The regulariser used.
+    Kzz_inv : numpy.ndarray of shape (|Z|, |Z|)
+        K_ZZ^-1.
+
+    Returns
+    -------
+    numpy.ndarray of shape (|Z|, |Z|)
+        The bias term.
+    """
+    B = St @ (lam * np.eye(len(St)) + lam**2 * Kzz_inv) @ St
+    return (B + B.T) / 2
+
+
+def projected_posterior(
+    Kzz, A_noisy, B_noisy, sigma: float, sigma_a: float, sigma_b: float, floor: float,
+    rho: float = 0.01, form: str = "symmetric",
+) -> tuple[DPPosterior, np.ndarray, np.ndarray]:
+    """The noise-aware posterior of the features V_r^T u (V_r: eigenvectors of K_ZZ with
+    eigenvalue >= floor) from the projected release, with Eq 10's lambda for dimension r and the
+    regulariser's bias term in S and W. Post-processing of the release of Alg 1.
+
+    Parameters
+    ----------
+    Kzz : numpy.ndarray of shape (|Z|, |Z|)
+        Kernel matrix of the inducing points.
+    A_noisy : numpy.ndarray of shape (|Z|,)
+        The released A + E_a.
+    B_noisy : numpy.ndarray of shape (|Z|, |Z|)
+        The released B + E_b.
+    sigma : float
+        Standard deviation of the observation noise.
+    sigma_a : float
+        Noise standard deviation on A.
+    sigma_b : float
+        Noise standard deviation on B-hat.
+    floor : float
+        The eigenvalue floor (absolute, > 0, at most the largest eigenvalue of K_ZZ).
+    rho : float, default 0.01
+        Failure probability of the regulariser (Eq 10).
+    form : {'symmetric', 'paper'}, default 'symmetric'
+        Our closed form for symmetric noise, or the paper's Eq 14.
+
+    Returns
+    -------
+    tuple
+        (DPPosterior on the r features, K_ZZ replaced by diag(D_r); V_r; D_r).
+    """
+    Vr, Dr = kzz_eigenbasis(Kzz, floor)
+    lam = regulariser(sigma_b, sigma, len(Dr), rho)
+    p = noise_aware_posterior(np.diag(Dr), Vr.T @ A_noisy, Vr.T @ B_noisy @ Vr, sigma, sigma_a,
+                              sigma_b, lam, form)
+    bias = regulariser_bias(p.Sigma_tilde, p.lam, np.diag(1 / Dr))
+    p.S, p.W, p.bias = p.S + Dr[:, None] * bias * Dr, p.W + bias, bias
+    return p, Vr, Dr
+
 # %% ../nbs/40_dpgp.ipynb #394d67d5
 @dataclass
 class DPGPResult:
@@ -1589,7 +1679,12 @@ class DPGPResult:
     spend : PrivacySpend
         The privacy spend.
     Kzz_chol : np.ndarray
-        Cholesky factor of K_ZZ.
+        Cholesky factor of K_ZZ (of diag(D_r) when `basis` is set).
+    basis : np.ndarray or None, default None
+        V_r, the eigenvectors of K_ZZ kept by `eig_floor` (None: no projection, the paper's Alg 1);
+        `posterior` is then on the features V_r^T u.
+    eig_floor : float, default 0.0
+        The eigenvalue floor relative to the kernel variance (0: the paper's Alg 1).
     """
     Z: np.ndarray
     lengthscale: float
@@ -1599,22 +1694,35 @@ class DPGPResult:
     noise: DPGPNoise
     spend: PrivacySpend
     Kzz_chol: np.ndarray = field(repr=False)
+    basis: np.ndarray | None = field(default=None, repr=False)
+    eig_floor: float = 0.0
 
     @property
     def m(self):
-        return self.posterior.m
+        "Mean of q(u) on Z."
+        p = self.posterior
+        return p.m if self.basis is None else self.basis @ p.m
 
     @property
     def S(self):
-        return self.posterior.S
+        "Covariance of q(u) on Z (the dropped eigenvectors keep their prior V_d D_d V_d^T)."
+        if self.basis is None:
+            return self.posterior.S
+        V, Dr = self.basis, np.diag(self.Kzz_chol) ** 2
+        rest = eq_kernel(self.Z, self.Z, self.lengthscale, self.variance) - (V * Dr) @ V.T
+        out = V @ self.posterior.S @ V.T + rest
+        return (out + out.T) / 2
 
     def predict(self, X, noise: bool = False, naive: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and standard deviation at X (of f, or of y when `noise`); `naive` drops
-        S_2."""
+        S_2 (and the bias term). With `eig_floor` > 0 the variance includes the regulariser's
+        bias term and the prior variance of the dropped eigenvectors."""
         Xv = as_inputs(X, "X")
         if Xv.shape[1] != self.Z.shape[1]:
             raise ValueError(f"X must have {self.Z.shape[1]} columns, got {Xv.shape[1]}")
         Kvz = eq_kernel(Xv, self.Z, self.lengthscale, self.variance)
+        if self.basis is not None:
+            Kvz = Kvz @ self.basis   # features V_r^T u, with prior covariance diag(D_r)
         W = self.posterior.W_naive if naive else self.posterior.W
         mean, var = predict_q(
             Kvz, np.full(len(Xv), self.variance), self.Kzz_chol, self.posterior.alpha, W
@@ -1666,6 +1774,7 @@ def dpgp_inference(
     clip_y: bool = False,
     rho: float = 0.01,
     form: str = "symmetric",
+    eig_floor: float = 0.05,
     rng=None,
 ) -> DPGPResult:
     """DP-GP-INFERENCE (Honkela (2021), Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation
@@ -1706,6 +1815,11 @@ def dpgp_inference(
         Failure probability of the regulariser (Eq 10).
     form : {'symmetric', 'paper'}, default 'symmetric'
         Our closed form for symmetric noise, or the paper's Eq 14.
+    eig_floor : float, default 0.05
+        tau in [0, 1]: after the release, project the statistics on the eigenvectors of K_ZZ with
+        eigenvalue >= tau * variance and add the regulariser's bias term to the covariance, so the
+        predictive intervals cover (chapter 70). Post-processing: no extra privacy cost. 0 is the
+        paper's Alg 1 exactly.
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
 
@@ -1723,6 +1837,7 @@ def dpgp_inference(
     """
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
     check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
+    tau = check_in_range(eig_floor, "eig_floor", 0, 1)   # tau <= 1: the top eigenvalue is >= v
     if form not in ("symmetric", "paper"):
         raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
     Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
@@ -1739,6 +1854,11 @@ def dpgp_inference(
     noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
     rel = _kernel_release(Xv, yv, Zv, float(lengthscale), float(variance), R_k, noise, rng)
     A_n, B_n = unpack_statistics(rel.value, len(Zv))
+    if tau > 0:   # post-processing of the release: no extra privacy cost
+        post, Vr, Dr = projected_posterior(Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b,
+                                           tau * float(variance), rho, form)
+        return DPGPResult(Zv, float(lengthscale), float(variance), float(sigma), post, noise,
+                          rel.spend, np.diag(np.sqrt(Dr)), Vr, tau)
     lam = regulariser(noise.sigma_b, sigma, len(Zv), rho)
     post = noise_aware_posterior(Kzz, A_n, B_n, sigma, noise.sigma_a, noise.sigma_b, lam, form)
     return DPGPResult(
@@ -1813,6 +1933,11 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         Failure probability of the regulariser.
     covariance : str, default 'symmetric'
         Closed form of S_{2,2} ('symmetric' or 'paper').
+    eig_floor : float, default 0.05
+        tau in [0, 1], public: the released statistics are projected on the eigenvectors of K_ZZ
+        with eigenvalue >= tau * variance and the covariance carries the regulariser's bias term,
+        so that `predict(return_std=True)` gives intervals that cover (chapter 70).
+        Post-processing of the release: no extra privacy cost. 0 is the paper's Alg 1 exactly.
     random_state : None or int, default None
         None: fresh noise at every fit (PCG64 seeded from OS entropy; not a cryptographic
         generator); an int seed reproduces a fit on purpose. A Generator is refused: `clone`
@@ -1855,6 +1980,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         kernel_bound="auto",
         rho: float = 0.01,
         covariance: str = "symmetric",
+        eig_floor: float = 0.05,
         random_state=None,
         accountant=None,
     ):
@@ -1871,6 +1997,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         self.kernel_bound = kernel_bound
         self.rho = rho
         self.covariance = covariance
+        self.eig_floor = eig_floor
         self.random_state = random_state
         self.accountant = accountant
 
@@ -1881,6 +2008,7 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         check_delta(self.delta, positive=True)
         check_bool(self.clip_y, "clip_y")
         check_in_range(self.rho, "rho", 0, 1, low_closed=False, high_closed=False)
+        check_in_range(self.eig_floor, "eig_floor", 0, 1)
         if self.covariance not in ("symmetric", "paper"):
             raise ValueError(f"covariance must be 'symmetric' or 'paper', got {self.covariance!r}")
         kb = self.kernel_bound
@@ -1980,14 +2108,14 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         Z = self._inducing(X.shape[1], rng)
         res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
                              self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,
-                             self.rho, self.covariance, rng=rng)
+                             self.rho, self.covariance, self.eig_floor, rng=rng)
         self.result_, self.m_, self.S_, self.spend_, self.inducing_points_ = (
             res, res.m, res.S, res.spend, res.Z)
         return self
 
     def predict(self, X, return_std: bool = False, include_noise: bool = False):
         """Predictive mean (and standard deviation) at X from the released q(u) (Honkela (2021), Eq
-        17)."""
+        17; with `eig_floor` > 0 the variance includes the regulariser's bias term)."""
         from sklearn.utils.validation import check_is_fitted, validate_data
         check_is_fitted(self, "result_")
         X = validate_data(self, X, reset=False, dtype=float)

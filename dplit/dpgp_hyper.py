@@ -318,7 +318,8 @@ def verify_coinpress_accuracy(full: bool = False, rng=None) -> dict:
     """
     x, y = sinc_data(2048, 0.1, rng)
     res = dpgp_inference(
-        x[:1024], y[:1024], np.linspace(-3, 3, 9), 0.1, 10.0, 1e-4, R_y=1.5, clip_y=True, rng=rng
+        x[:1024], y[:1024], np.linspace(-3, 3, 9), 0.1, 10.0, 1e-4, R_y=1.5, clip_y=True,
+        eig_floor=0.0, rng=rng
     )
     mu, sd = res.predict(x[1024:])
     C, R = loglik_clip_region(1.5, 0.1)

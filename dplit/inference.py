@@ -653,11 +653,14 @@ def _audit_ssp(full: bool = False) -> AuditCase:
                             for k, v in sds.items()})
 
 # %% ../nbs/70_inference.ipynb #infd8d0c
-def gp_coverage(n: int, epsilon: float, R: int, levels=(0.9, 0.95), rng=None) -> dict:
+def gp_coverage(n: int, epsilon: float, R: int, levels=(0.9, 0.95), rng=None,
+                eig_floor: float | None = None, one_point: bool = False) -> dict:
     """Coverage of `DPSparseGPRegressor`'s intervals mean +- z std for f on 60 grid points in
     [-3, 3], f drawn from the model's own prior (EQ kernel, unit variance and lengthscale), n
     noisy observations (sd 0.1), 15 inducing points; and of the exact GP posterior (the control).
-    Under the prior the Bayesian interval's average coverage is exactly its level."""
+    Under the prior the Bayesian interval's average coverage is exactly its level. `eig_floor`:
+    the estimator's (None: its default; 0: the paper's Alg 1). `one_point`: score one grid point
+    drawn per prior draw (R Bernoulli trials, for a binomial tolerance), without the control."""
     import warnings
     from dplit.dpgp import DPSparseGPRegressor
 
@@ -666,7 +669,8 @@ def gp_coverage(n: int, epsilon: float, R: int, levels=(0.9, 0.95), rng=None) ->
     K = np.exp(-0.5 * (grid[:, None] - grid[None, :]) ** 2)
     L = np.linalg.cholesky(K + 1e-9 * np.eye(60))
     z = {lev: stats.norm.isf((1 - lev) / 2) for lev in levels}
-    hit = {(k, lev): [] for k in ("DP-GP", "exact GP") for lev in levels}
+    kw = {} if eig_floor is None else dict(eig_floor=eig_floor)
+    hit = {(k, lev): [] for k in ("DP-GP",) + ("exact GP",) * (not one_point) for lev in levels}
     for _ in range(R):
         f = L @ g.standard_normal(60)
         idx = g.integers(0, 60, n)
@@ -674,13 +678,17 @@ def gp_coverage(n: int, epsilon: float, R: int, levels=(0.9, 0.95), rng=None) ->
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # clipping at R_y = 4 is rare and reported
             est = DPSparseGPRegressor(inducing_points=np.linspace(-3, 3, 15)[:, None],
-                                      noise_std=sig, epsilon=epsilon, R_y=4.0, clip_y=True,
+                                      noise_std=sig, epsilon=epsilon, R_y=4.0, clip_y=True, **kw,
                                       random_state=int(g.integers(2**31))).fit(grid[idx, None], y)
-        mu, sd = est.predict(grid[:, None], return_std=True)
+        pts = [g.integers(60)] if one_point else slice(None)
+        mu, sd = est.predict(grid[pts, None], return_std=True)
+        for lev in levels:
+            hit["DP-GP", lev].append(np.mean(np.abs(f[pts] - mu) <= z[lev] * sd))
+        if one_point:
+            continue
         C = K[:, idx] @ np.linalg.inv(K[np.ix_(idx, idx)] + sig**2 * np.eye(n))
         mu0, sd0 = C @ y, np.sqrt(np.maximum(np.diag(K - C @ K[idx]), 0.0))
         for lev in levels:
-            hit["DP-GP", lev].append(np.mean(np.abs(f - mu) <= z[lev] * sd))
             hit["exact GP", lev].append(np.mean(np.abs(f - mu0) <= z[lev] * sd0))
     return {k: float(np.mean(v)) for k, v in hit.items()}
 
@@ -692,8 +700,8 @@ def gp_bias_diagnosis(n: int = 500, epsilon: float = 1e6, R: int = 1000, n_induc
     under five posteriors that separate the causes of the DP-GP's undercoverage (see the prose);
     f ~ GP(0, EQ(1)) on 60 grid points in [-3, 3], n noisy observations (sd 0.1), R_y = 4."""
     from dplit.dpgp import (_chol_jitter, dpgp_noise_scales, eq_kernel, kernel_norm_bound,
-                            noise_aware_posterior, predict_q, regulariser, release_statistics,
-                            sufficient_statistics, unpack_statistics)
+                            noise_aware_posterior, predict_q, regulariser, regulariser_bias,
+                            release_statistics, sufficient_statistics, unpack_statistics)
     g, sig, R_y = as_rng(rng), 0.1, 4.0
     grid, Z = np.linspace(-3, 3, 60), np.linspace(-3, 3, n_inducing)
     Lf = np.linalg.cholesky(eq_kernel(grid, grid) + 1e-9 * np.eye(60))
@@ -717,8 +725,7 @@ def gp_bias_diagnosis(n: int = 500, epsilon: float = 1e6, R: int = 1000, n_induc
         dp = noise_aware_posterior(Kzz, An, Bn, sig, nz.sigma_a, nz.sigma_b, lam)
         nf = noise_aware_posterior(Kzz, A, B, sig, 0.0, 0.0, lam)
         dtc = noise_aware_posterior(Kzz, A, B, sig, 0.0, 0.0, 0.0)
-        St = lambda p: p.Sigma_tilde
-        bias = lambda p: St(p) @ (p.lam * np.eye(n_inducing) + p.lam**2 * Kinv) @ St(p)
+        bias = lambda p: regulariser_bias(p.Sigma_tilde, p.lam, Kinv)
         j = g.integers(60)
         for k, (p, W) in zip(names, ((dp, dp.W), (nf, nf.W), (dtc, dtc.W), (nf, nf.W + bias(nf)),
                                      (dp, dp.W + bias(dp)))):
@@ -754,34 +761,46 @@ def verify_gp_interval_bias(full: bool = False, rng=None) -> dict:
 #| code-fold: true
 def gp_projected_coverage(epsilon: float, tau: float, R: int = 1000, n: int = 500,
                           n_inducing: int = 15, level: float = 0.95, rng=None) -> dict:
-    """Coverage of the candidate fix: the DP-GP release projected on K_ZZ's eigenvectors with
-    eigenvalue >= tau, noise-aware posterior with Eq 10's lambda for that dimension, plus the
-    regulariser's bias term; same harness as `gp_bias_diagnosis` (all 60 grid points scored)."""
-    from dplit.dpgp import (dpgp_noise_scales, eq_kernel, kernel_norm_bound,
-                            noise_aware_posterior, regulariser, release_statistics,
-                            unpack_statistics)
+    """Coverage of the fix (`dplit.dpgp.projected_posterior`): the DP-GP release projected on
+    K_ZZ's eigenvectors with eigenvalue >= tau, noise-aware posterior with Eq 10's lambda for that
+    dimension, plus the regulariser's bias term; same harness as `gp_bias_diagnosis` (all 60 grid
+    points scored)."""
+    from dplit.dpgp import (dpgp_noise_scales, eq_kernel, kernel_norm_bound, predict_q,
+                            projected_posterior, release_statistics, unpack_statistics)
     g, sig, R_y = as_rng(rng), 0.1, 4.0
     grid, Z = np.linspace(-3, 3, 60), np.linspace(-3, 3, n_inducing)
     Lf = np.linalg.cholesky(eq_kernel(grid, grid) + 1e-9 * np.eye(60))
     Kzz, Kgz = eq_kernel(Z, Z), eq_kernel(grid, Z)
-    D, V = np.linalg.eigh(Kzz)
-    Vr, Dr = V[:, D >= tau], D[D >= tau]
-    r, Phi = len(Dr), Kgz @ Vr
     nz = dpgp_noise_scales(kernel_norm_bound(Z), R_y, 1.0, epsilon, 1e-4)
-    lam, zq = regulariser(nz.sigma_b, sig, r), stats.norm.isf((1 - level) / 2)
+    zq = stats.norm.isf((1 - level) / 2)
     hit, sd, err = [], [], []
     for _ in range(R):
         f = Lf @ g.standard_normal(60)
         idx = g.integers(0, 60, n)
         y = np.clip(f[idx] + sig * g.standard_normal(n), -R_y, R_y)
         An, Bn = unpack_statistics(release_statistics(Kgz[idx], y, nz, rng=g).value, n_inducing)
-        p = noise_aware_posterior(np.diag(Dr), Vr.T @ An, Vr.T @ Bn @ Vr, sig, nz.sigma_a,
-                                  nz.sigma_b, lam)
-        St, l = p.Sigma_tilde, p.lam
-        W = p.W + St @ (l * np.eye(r) + l**2 * np.diag(1 / Dr)) @ St
-        mu = Phi @ p.alpha
-        s = np.sqrt(np.maximum(1 - (Phi**2 / Dr).sum(1) + ((Phi @ W) * Phi).sum(1), 0.0))
+        p, Vr, Dr = projected_posterior(Kzz, An, Bn, sig, nz.sigma_a, nz.sigma_b, tau)
+        mu, var = predict_q(Kgz @ Vr, np.ones(60), np.diag(np.sqrt(Dr)), p.alpha, p.W)
+        s = np.sqrt(var)
         hit.append(np.mean(np.abs(f - mu) <= zq * s)), sd.append(s.mean())
         err.append(np.mean((f - mu) ** 2))
-    return dict(epsilon=epsilon, tau=tau, r=r, coverage=np.mean(hit), mean_sd=np.mean(sd),
+    return dict(epsilon=epsilon, tau=tau, r=len(Dr), coverage=np.mean(hit), mean_sd=np.mean(sd),
                 rmse=math.sqrt(np.mean(err)))
+
+# %% ../nbs/70_inference.ipynb #inf39c01
+@register_check("gp_interval_coverage",
+                "DPSparseGPRegressor.predict(return_std=True) with its default eig_floor covers f "
+                "at 95%: >= 0.95 - 4 binomial SE at eps = 1 and 1e6, within 4 SE of 0.95 at "
+                "eps = 1e6; the paper's Alg 1 (eig_floor=0) falls below 0.95 - 4 SE",
+                "Honkela (2021), Eq 10, 17; this chapter's derivation")
+def verify_gp_interval_coverage(full: bool = False, rng=None) -> dict:
+    g, R = as_rng(rng), 4000 if full else 1000
+    se = math.sqrt(0.95 * 0.05 / R)
+    run = lambda e, **kw: gp_coverage(500, e, R, (0.95,), g, one_point=True, **kw)["DP-GP", 0.95]
+    c1, c6, c_paper = run(1.0), run(1e6), run(1e6, eig_floor=0.0)
+    ok = min(c1, c6) >= 0.95 - 4 * se and abs(c6 - 0.95) <= 4 * se and c_paper < 0.95 - 4 * se
+    return dict(measured=f"R = {R} per row: default eig_floor {c1:.3f} (eps = 1), {c6:.3f} "
+                f"(eps = 1e6); paper's Alg 1 {c_paper:.3f} (eps = 1e6)",
+                tolerance=f"SE = sqrt(0.95 0.05 / R) = {se:.4f} (binomial); default >= 0.95 - 4 SE"
+                ", |default - 0.95| <= 4 SE at eps = 1e6, Alg 1 < 0.95 - 4 SE",
+                passed=bool(ok))

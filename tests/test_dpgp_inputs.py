@@ -204,3 +204,32 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
                                   "reach sklearn's training R^2 > 0.5 on its synthetic data; expected under DP noise"})
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("bad", [-0.01, 1.01, float("nan")])
+def test_eig_floor_refused_before_any_draw(bad):
+    g = np.random.default_rng(0)
+    state = g.bit_generator.state
+    with pytest.raises(ValueError, match="eig_floor"):
+        dpgp_inference(X, Y, Z, 0.1, 1.0, 1e-4, eig_floor=bad, rng=g)
+    assert g.bit_generator.state == state
+    with pytest.raises(ValueError, match="eig_floor"):
+        DPSparseGPRegressor(inducing_points=Z[:, None], eig_floor=bad).fit(X[:, None], Y)
+
+
+def test_eig_floor_is_post_processing():
+    # same seed: the same release and the same spend with and without the floor; the floor only
+    # changes the posterior; it keeps the eigenvectors of K_ZZ with eigenvalue >= tau (unit
+    # variance), at least one since the top eigenvalue is >= the variance (trace = |Z| variance)
+    Z9 = np.linspace(-3, 3, 9)
+    fits = {t: dpgp_inference(X, Y, Z9, 0.1, 1.0, 1e-4, eig_floor=t, rng=5)
+            for t in (0.0, 0.05, 1.0)}
+    assert all(f.spend == fits[0.0].spend for f in fits.values())
+    eig = np.linalg.eigvalsh(eq_kernel(Z9, Z9))
+    assert fits[0.0].basis is None
+    for t in (0.05, 1.0):
+        assert fits[t].basis.shape == (9, np.sum(eig >= t)), t
+    assert 1 <= np.sum(eig >= 1.0) < np.sum(eig >= 0.05) < 9
+    for f in fits.values():
+        mu, sd = f.predict(np.linspace(-4, 4, 11))
+        assert np.all(np.isfinite(mu)) and np.all(sd > 0)

@@ -173,7 +173,8 @@ def test_eq_kernel_bit_identical(ell, v):
 def test_dpgp_release_bit_identical(R_k):
     X, y = _data()
     Z = np.linspace(-4, 4, 12)
-    new = dpgp.dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, lengthscale=0.8, variance=1.3, R_y=1.5, R_k=R_k, rng=7)
+    new = dpgp.dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, lengthscale=0.8, variance=1.3, R_y=1.5,
+                              R_k=R_k, eig_floor=0.0, rng=7)  # the paper's Alg 1: the former path
     # the former path: validated public release of the public kernel
     Rk = dpgp.kernel_norm_bound(Z[:, None], 0.8, 1.3, "auto") if R_k == "auto" else R_k
     noise = dpgp.dpgp_noise_scales(Rk, 1.5, 1.0, 1.0, 1e-4)
