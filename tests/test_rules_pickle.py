@@ -91,7 +91,8 @@ def public_estimators():
     for mod in _modules():
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name, None)
-            if inspect.isclass(obj) and callable(getattr(obj, "fit", None)):
+            if (inspect.isclass(obj) and callable(getattr(obj, "fit", None))
+                    and not name.endswith("Mixin")):      # a base class, not an estimator
                 found.setdefault(name, obj)
     return sorted(found.items())
 
@@ -235,9 +236,14 @@ def _releases():
     from dplit.dpsis import dp_sis, two_stage_top_k
     from dplit.tukey import tukey_regression
     from dplit.objpert import objective_perturbation
+    from dplit.inference import ssp_release
+    from dplit.distributed import exact_boosted_adassp
     Z = np.linspace(-0.4, 0.4, 4)[:, None] * np.ones((1, P))
     yield "tukey_regression", lambda X, y: tukey_regression(X, y, 5.0, 1e-5, rng=0)
     yield "boosted_adassp", lambda X, y: boosted_adassp(X, y, 1.0, 1e-5, n_rounds=5, rng=0)
+    yield "exact_boosted_adassp", lambda X, y: exact_boosted_adassp(X, y, 1.0, 1e-5, n_rounds=5,
+                                                                    rng=0)
+    yield "ssp_release", lambda X, y: ssp_release(X, y, 1.0, 1e-5, rng=0)
     yield "dpgp_inference", lambda X, y: dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, rng=0)
     yield "dp_sis", lambda X, y: dp_sis(X, y, 2, 1.0, rng=0)
     yield "dp_kendall", lambda X, y: dp_kendall(X, y, 2, 1.0, rng=0)
