@@ -273,10 +273,12 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
     schema : dict or None, default None
         Public kinds of columns, keyed by column name (a DataFrame) or index: ``"binary"`` (range
         [0, 1], nothing spent), ``"private"`` (a private range within `bounds`), or a pair
-        ``(low, high)``: a public range stated by the user (a codebook's codes), nothing spent.
-        Columns not named take their kind from the dtype: bool is binary, a pandas categorical
-        with numeric categories has the public range [min, max] of its categories (the
-        categories must be declared, not read off the data), any other column is private.
+        ``(low, high)``: a public range stated by the user (a codebook's codes), nothing spent, or
+        ``"categories"``: a pandas categorical column whose numeric categories the user declared
+        (never ones built from the values by ``astype("category")``, which would publish the
+        column's minimum and maximum), range [min, max] of the categories, nothing spent.
+        Columns not named take their kind from the dtype: bool is binary, any other column
+        (categoricals included) is private.
     accountant : BudgetAccountant or None, default None
         Charged the planned spend of every `fit` before anything is drawn.
 
@@ -425,10 +427,6 @@ def _column_kinds(X, schema) -> dict:
     for k, dtype in enumerate(getattr(X, "dtypes", [])):
         if str(dtype) == "bool":
             kinds[k] = (0.0, 1.0)
-        elif str(dtype) == "category":
-            cats = np.asarray(dtype.categories)
-            if cats.dtype.kind in "iuf" and len(cats) >= 2:
-                kinds[k] = (float(cats.min()), float(cats.max()))
     if getattr(X, "dtype", None) == bool:              # a boolean array: every column binary
         kinds.update({k: (0.0, 1.0) for k in range(np.shape(X)[1])})
     if schema is None:
@@ -447,9 +445,17 @@ def _column_kinds(X, schema) -> dict:
         if isinstance(kind, str) and kind in ("binary", "private"):
             kinds[k] = (0.0, 1.0) if kind == "binary" else "private"
             continue
+        if isinstance(kind, str) and kind == "categories":  # declared categories (public)
+            dtype = X.dtypes.iloc[k] if hasattr(X, "dtypes") else None
+            cats = np.asarray(dtype.categories) if str(dtype) == "category" else np.array([])
+            if cats.dtype.kind not in "iuf" or len(cats) < 2:
+                raise ValueError(f"schema[{key!r}] = 'categories' needs a pandas categorical "
+                                 "column with at least two numeric categories")
+            kinds[k] = (float(cats.min()), float(cats.max()))
+            continue
         if isinstance(kind, (str, bytes)) or np.ndim(kind) != 1 or len(kind) != 2:
-            raise ValueError(f"schema[{key!r}] must be 'binary', 'private' or a public pair "
-                             f"(low, high), got {kind!r}")
+            raise ValueError(f"schema[{key!r}] must be 'binary', 'private', 'categories' or a "
+                             f"public pair (low, high), got {kind!r}")
         lo, hi = check_array(np.asarray(kind), "schema", ndim=1)
         if not lo < hi:
             raise ValueError(f"schema[{key!r}] must satisfy low < high, got {tuple(kind)}")

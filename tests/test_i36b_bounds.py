@@ -85,11 +85,23 @@ def _table(n=400, seed=0):
                          "yes": (g.random(n) < 0.97).astype(float)})
 
 
+def test_undeclared_categories_are_private():
+    "astype('category') builds categories from the values: taken as a range they would publish the"
+    "column's min and max at no cost, so a categorical column is private unless the schema says so."
+    X = _table()
+    X["grade"] = pd.Series(np.r_[7, np.arange(len(X) - 1) % 3]).astype("category")  # from values
+    sc = PrivateClipScaler(epsilon=0.4, bounds=[(-10.0, 10.0), (0.0, 1.0), (0.0, 50.0),
+                                                (0.0, 1.0)], random_state=3).fit(X)
+    assert sc.kinds_[2] == "private"
+    with pytest.raises(ValueError, match="schema"):
+        PrivateClipScaler(schema={"x": "categories"}).fit(X)       # not a categorical column
+
+
 def test_public_columns_get_their_range_and_spend_nothing():
     X = _table()
     bounds = [(-10.0, 10.0), (0.0, 1.0), (0.0, 5.0), (0.0, 1.0)]
-    sc = PrivateClipScaler(epsilon=0.4, bounds=bounds, schema={"yes": "binary"},
-                           random_state=3).fit(X)
+    sc = PrivateClipScaler(epsilon=0.4, bounds=bounds,
+                           schema={"yes": "binary", "grade": "categories"}, random_state=3).fit(X)
     assert sc.ranges_[1].tolist() == [0.0, 1.0]           # bool dtype
     assert sc.ranges_[2].tolist() == [0.0, 3.0]           # the declared categories
     assert sc.ranges_[3].tolist() == [0.0, 1.0]           # the schema
@@ -98,7 +110,8 @@ def test_public_columns_get_their_range_and_spend_nothing():
     # with the same seed (same generator calls: equal grid points by construction)
     ref = private_range(X["x"].to_numpy(), 0.4, bounds[0], rng=np.random.default_rng(3)).value
     assert sc.ranges_[0].tolist() == ref.tolist()
-    none = PrivateClipScaler(bounds=bounds, schema={"x": (-5.0, 5.0), "yes": "binary"}).fit(X)
+    none = PrivateClipScaler(bounds=bounds, schema={"x": (-5.0, 5.0), "yes": "binary",
+                                                    "grade": "categories"}).fit(X)
     # nothing is drawn, but the fit records the planned epsilon (an upper bound: the plan, made before
     # the data's columns are seen, cannot know that every column is public)
     assert none.spend_ == none.expected_spend(4) and none.ranges_[0].tolist() == [-5.0, 5.0]
