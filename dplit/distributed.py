@@ -516,9 +516,11 @@ class AdaSSPRegressor(RegressorMixin, BaseEstimator):
         Split of $\mu^2$ over ($\hat X^\top\hat X$, $\lambda_{\min}$, $\hat X^\top\hat y$);
         positive, summing to 1.
     clip_x : float, default 1.0
-        Public bound on a design row's $\ell_2$ norm (intercept included).
+        Public bound on a design row's $\ell_2$ norm (intercept included), chosen without looking
+        at the data; longer rows are scaled down, with a `ClippingWarning` (no count).
     clip_y : float, default 1.0
-        Public bound on a label; labels are clipped to $[-c_y, c_y]$.
+        Public bound on a label, chosen without looking at the data; labels are clipped to
+        $[-c_y, c_y]$ (announced by the same `ClippingWarning`).
     rho : float, default 0.05
         Failure probability of the ridge rule, in $(0, 1/2)$.
     accountant : BudgetAccountant or None, default None

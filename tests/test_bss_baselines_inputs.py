@@ -32,7 +32,7 @@ def test_samp_agg_inputs(data):
         samp_agg_select(Xn, y, 2, 1.0)
     with pytest.raises(ValueError, match="y"):
         samp_agg_select(X, y[:-1], 2, 1.0)
-    with pytest.raises(ValueError, match="not s"):
+    with pytest.raises(ValueError, match="distinct integer column indices"):
         samp_agg_votes(X, y, 2, 5, vote=lambda A, b, s: (0, 1, 2))
 
 

@@ -43,6 +43,7 @@ def clipping_warnings(fn):
 # name -> (constructor kwargs, binary labels); the estimator clips data outside its bounds
 CLIPPING = {
     "BoostedAdaSSPRegressor": (dict(n_rounds=5), False),
+    "AdaSSPRegressor": (dict(), False),
     "BestSubsetSelector": (dict(s=2), False),
     "BestSubsetSelector-hinge": (dict(s=2, loss="hinge"), True),
     "DPSISSelector": (dict(k=2), False),
@@ -117,6 +118,7 @@ def _functions():
     from dplit.dpgp import dpgp_inference
     from dplit.dpgp_hyper import dpgp_inference_heteroscedastic
     from dplit.dpsis import dp_sis
+    from dplit.distributed import exact_boosted_adassp
     from dplit.inference import ssp_release
     from dplit.objpert import objective_perturbation
     Z = np.linspace(-0.1, 0.1, 3)[:, None] * np.ones((1, P))
@@ -133,6 +135,8 @@ def _functions():
     yield "objective_perturbation", lambda X, y: objective_perturbation(
         X, y, 1.0, b_x=1.0, b_y=1.0, r=1.0, rng=0)
     yield "ssp_release", lambda X, y: ssp_release(X, y, 1.0, 1e-5, 1.0, 1.0, rng=0)
+    yield "exact_boosted_adassp", lambda X, y: exact_boosted_adassp(X, y, 1.0, 1e-5, n_rounds=3,
+                                                                    rng=0)
     yield "dpgp_inference", lambda X, y: dpgp_inference(X, y, Z, 0.1, 1.0, 1e-4, clip_y=True,
                                                         rng=0)
     yield "dpgp_inference_heteroscedastic", lambda X, y: dpgp_inference_heteroscedastic(
