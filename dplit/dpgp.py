@@ -1436,8 +1436,8 @@ def plot_covariance_curve(cc: dict, ax=None):
     source="Honkela (2021), Eq 9, 11-15",
 )
 def verify_noise_aware_covariance(full: bool = False, rng=None) -> dict:
-    """Fig 1 data (N=1024, |Z|=9, sigma=0.1); the median error at the 3 smallest scales must be within 3x the
-    Monte Carlo floor.
+    """Fig 1 data (N=1024, |Z|=9, sigma=0.1); the median error at the 3 smallest scales must be
+    within 3x the Monte Carlo floor.
 
     Parameters
     ----------
