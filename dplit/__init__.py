@@ -11,9 +11,9 @@ __all__ = ['PrivacySpend', 'compose', 'run_sweep', 'Release', 'laplace_mechanism
            'MIPSearch', 'HingeOASearch', 'SolverError', 'samp_agg_select', 'mcmc_select', 'load', 'make_pipeline',
            'NonPrivatePreprocessingWarning', 'DPRadoBoostClassifier', 'PrivateClipScaler', 'PrivateGridSearch',
            'objective_perturbation', 'ObjectivePerturbationRegressor', 'DPLogisticRegression', 'SSPRegressor',
-           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'AdaSSPRegressor', 'private_range', 'private_quantile',
-           'private_target_regressor', 'BudgetAccountant', 'BudgetExceededError', 'charged_fit', 'Charged', 'plan_fit',
-           'PrivateEstimatorMixin', 'ClippingWarning', 'clipping_counts']
+           'RecipeRegressor', 'RecipeClassifier', 'recipe_rule', 'logistic_choice', 'AdaSSPRegressor', 'private_range',
+           'private_quantile', 'private_target_regressor', 'BudgetAccountant', 'BudgetExceededError', 'charged_fit',
+           'Charged', 'plan_fit', 'PrivateEstimatorMixin', 'ClippingWarning', 'clipping_counts']
 
 # %% ../nbs/08_front_door.ipynb #ab6307ae
 import importlib as _importlib
@@ -45,7 +45,8 @@ _MODULES = {  # module -> the public names it gives to `from dplit import ...`
     "objpert": ("objective_perturbation", "ObjectivePerturbationRegressor"),
     "logistic": ("DPLogisticRegression",),
     "inference": ("SSPRegressor",),
-    "recipes": ("RecipeRegressor", "RecipeClassifier", "recipe_rule"),
+    "recipes": ("RecipeRegressor", "RecipeClassifier", "recipe_rule",
+                "logistic_choice"),
     "distributed": ("AdaSSPRegressor",),
     "accountant": ("BudgetAccountant", "BudgetExceededError", "charged_fit", "Charged",
                    "plan_fit", "PrivateEstimatorMixin"),
@@ -64,7 +65,8 @@ _all_ = ["PrivacySpend", "compose", "run_sweep", "Release", "laplace_mechanism",
          "mcmc_select", "load", "make_pipeline", "NonPrivatePreprocessingWarning",
          "DPRadoBoostClassifier", "PrivateClipScaler", "PrivateGridSearch",
          "objective_perturbation", "ObjectivePerturbationRegressor", "DPLogisticRegression",
-         "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule", "AdaSSPRegressor",
+         "SSPRegressor", "RecipeRegressor", "RecipeClassifier", "recipe_rule", "logistic_choice",
+         "AdaSSPRegressor",
          "private_range", "private_quantile", "private_target_regressor", "BudgetAccountant",
          "BudgetExceededError", "charged_fit", "Charged", "plan_fit", "PrivateEstimatorMixin",
          "ClippingWarning", "clipping_counts"]

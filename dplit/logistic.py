@@ -5,6 +5,7 @@
 # %% ../nbs/18_logistic.ipynb #lr7a99d1
 from __future__ import annotations
 
+import functools
 import math
 
 import warnings
@@ -544,6 +545,101 @@ def verify_logistic_exact(full: bool = False, rng=None) -> dict:
                 tolerance="mass within 1e-4 of 1, KS p > 1e-3; losses <= eps; mutants > 1.5 eps; "
                           "grid within 0.1% of the closed form; exact eps at delta <= eps",
                 passed=bool(ok))
+
+# %% ../nbs/18_logistic.ipynb #h377f18a0
+# the Gaussian audit: large enough an epsilon that halving the noise breaks the claim, a small C so
+# that the Jacobian share (which this pair cannot use) is small, and a pair saturated by shared rows
+AUDIT_GAUSS = dict(epsilon=3.0, delta=1e-5, C=0.5, angle=0.25, log10_shared=15)
+
+
+def gaussian_audit_pair(angle: float = AUDIT_GAUSS["angle"],
+                        log10_shared: float = AUDIT_GAUSS["log10_shared"]):
+    """Weighted rows in 2-D, (Z, s, weights): 10**log10_shared shared rows (0, -1) with label +1
+    hold the second coefficient near -30, where one row (cos a, sin a), against (-cos a, sin a),
+    label +1, is misclassified at every likely output: the gradient changes by nearly 2 cos a."""
+    z = [[0.0, -1.0]], 10.0 ** log10_shared
+    return tuple((np.array(z[0] + [[c * math.cos(angle), math.sin(angle)]]), np.ones(2),
+                  np.array([z[1], 1.0])) for c in (1.0, -1.0))
+
+
+def _weighted_grad_hess(F, data, kappa):
+    "Gradient (without the noise) and Hessian of the weighted objective at the rows of F."
+    Z, s, wt = data
+    M = s * (F @ Z.T)
+    q = special.expit(-M)
+    H = np.einsum("mn,ni,nj->mij", special.expit(M) * q * wt, Z, Z) + kappa * np.eye(Z.shape[1])
+    return -(q * s * wt) @ Z + kappa * F, H
+
+
+def _pair_release(data, cal, B):
+    """The release on a `gaussian_audit_pair` data set for each noise row of B, solved exactly:
+    with p = sigmoid(-z'w) the differing row's weight, w1 = (p z1 - b1) / kappa and w2 solves
+    kappa w2 + m sigmoid(w2) = p z2 - b2 (increasing and convex: Newton from the noiseless point);
+    p - sigmoid(-z'w(p)) increases with p, so p is found by bisection."""
+    Z, _, wt = data
+    k, logm, z = cal["kappa"], math.log(wt[0]), Z[1]
+    w2_0 = optimize.brentq(lambda v: k * v + math.exp(logm - np.logaddexp(0.0, -v)), -1e3, 0.0)
+
+    def w2_of(p):
+        rhs, w2 = p * z[1] - B[:, 1], np.full(len(B), w2_0)
+        for _ in range(10):
+            q = np.exp(logm - np.logaddexp(0.0, -w2))                  # m sigmoid(w2)
+            w2 = w2 - (k * w2 + q - rhs) / (k + q * special.expit(-w2))
+        return w2
+
+    lo, hi = np.zeros(len(B)), np.ones(len(B))
+    for _ in range(42):
+        p = 0.5 * (lo + hi)
+        up = p > special.expit(-(z[0] * (p * z[0] - B[:, 0]) / k + z[1] * w2_of(p)))
+        lo, hi = np.where(up, lo, p), np.where(up, p, hi)
+    p = 0.5 * (lo + hi)
+    return np.c_[(p * z[0] - B[:, 0]) / k, w2_of(p)]
+
+
+@functools.lru_cache(maxsize=None)
+def _pair_exact(variants, grid: int = 801) -> dict:
+    """Exact epsilon at the claimed delta of each variant on the pair, from the release's density
+    (noise density at -gradient times |det Hessian|) on a grid around the likely outputs (computed
+    once per process)."""
+    S = AUDIT_GAUSS
+    cal = logistic_calibration(S["epsilon"], S["delta"], C=S["C"])
+    d0, d1 = gaussian_audit_pair()
+    w2 = _pair_release(d0, cal, np.zeros((1, 2)))[0, 1]
+    out = {}
+    for v in variants:
+        c = _mutate(cal, v)
+        a1 = np.linspace(-9, 9, grid) * c["sigma"] / c["kappa"]
+        a2 = w2 + np.linspace(-0.8, 0.8, grid)                        # w2's sd is about 0.06
+        F = np.stack(np.meshgrid(a1, a2), -1).reshape(-1, 2)
+        logs = []
+        for data in (d0, d1):
+            g, H = _weighted_grad_hess(F, data, c["kappa"])
+            logs.append(_log_noise(np.linalg.norm(g, axis=1), 2, c) + np.linalg.slogdet(H)[1])
+        out[v] = epsilon_at(*logs, (a1[1] - a1[0]) * (a2[1] - a2[0]), S["delta"])
+    return out
+
+
+@register_audit("logistic_gaussian_saturated", "objective perturbation for logistic regression, "
+                "Gaussian noise, two coefficients, (eps = 3, delta = 1e-5), C = 0.5, on a pair "
+                "whose gradient change nears its bound 2",
+                "Kifer, Smith & Thakurta (2012), Algorithm 1; this chapter's calibration")
+def _audit_logistic_gaussian_saturated(full: bool = False) -> AuditCase:
+    S = AUDIT_GAUSS
+    cal = logistic_calibration(S["epsilon"], S["delta"], C=S["C"])
+    variants = ("correct", "half_noise")
+
+    def make(v):
+        c = _mutate(cal, v)
+        return lambda data, g, n: _pair_release(data, c, c["sigma"]
+                                                * g.standard_normal((n, 2)))[:, 0]
+    d0, d1 = gaussian_audit_pair()
+    return AuditCase({v: make(v) for v in variants}, d0, d1, epsilon=S["epsilon"],
+                     delta=S["delta"], relation="substitute", vectorized=True,
+                     pair="one row (cos a, sin a) vs (-cos a, sin a), a = 0.25, misclassified "
+                          "where 1e15 shared rows hold w2: the gradient moves by about 2 cos a "
+                          "along w1 at every likely output",
+                     n_trials=1_000_000 if full else 200_000, exact=_pair_exact(variants))
+
 
 # %% ../nbs/18_logistic.ipynb #lr32fb75
 def magic_accuracy(epsilons, *, splits: int = 10, C: float = 1.0, scaler_share: float = 0.2,

@@ -5,6 +5,7 @@
 # %% ../nbs/19_head_to_head.ipynb #5df4b083
 from __future__ import annotations
 
+import json
 import math
 import time
 import numbers
@@ -20,8 +21,8 @@ from .core import (RELATIONS, PrivacySpend, as_rng, check_delta, check_epsilon, 
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['X_SHARE', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID', 'LOGISTIC_C', 'recipe_rule', 'RecipeRegressor',
-           'RecipeClassifier']
+__all__ = ['X_SHARE', 'X_MIN_EPSILON', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID', 'X_N_GRID', 'CLS_X_SHARE', 'JAC_SHARE',
+           'LOGISTIC_NOISE', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
 
 # %% ../nbs/19_head_to_head.ipynb #7a98b5ec
 def _substitute_addremove_epsilon(epsilon: float, delta: float) -> float:
@@ -134,12 +135,16 @@ def verify_substitute_gdp(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/19_head_to_head.ipynb #c85a7e18
 # The rule, chosen on the tuning tables only (see the chapter's tuning output)
-X_SHARE = 0.0         # share of epsilon for X's private ranges: none, X is scaled by the schema
+X_SHARE = 0.1         # share of epsilon for X's private 5%/95% ranges (regression) ...
+X_MIN_EPSILON = 1.0   # ... when epsilon >= this; below, X is scaled by the schema alone
 Y_SHARE = 0.25        # share of epsilon for y's private 5%/50%/95% quantiles (regression)
-RANGE_QUANTILE = 0.05  # y is clipped to its private (q, 1 - q) quantile range
+RANGE_QUANTILE = 0.05  # X and y are clipped to their private (q, 1 - q) quantile ranges
 N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
-N_GRID = 101          # grid points of y's private quantiles over y_bounds
-LOGISTIC_C = 1.0      # DPLogisticRegression's inverse regularisation (classification)
+N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
+X_N_GRID = 101        # the same for X's ranges
+CLS_X_SHARE = 0.1     # share of epsilon for X's private ranges (classification, every epsilon)
+JAC_SHARE = 0.2       # share of the model's epsilon the Jacobian term takes: it sets C
+LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever adds less noise
 
 
 def recipe_rule(task: str, epsilon, n_features: int) -> dict:
@@ -157,19 +162,74 @@ def recipe_rule(task: str, epsilon, n_features: int) -> dict:
     Returns
     -------
     dict
-        x_share (of epsilon, to X's private ranges; 0: X is scaled by the schema), quantiles
-        (y's released range), n_grid (grid of the private quantiles), and y_share and n_rounds
-        (regression) or C (classification). The same for every epsilon and every d today: the
-        tuning tables preferred no dependence (the arguments are validated and kept so that a
-        rule that depends on them changes no signature).
+        x_share (of epsilon, to X's private ranges) and x_min_epsilon (below it, X is scaled by
+        the schema and x_share is not spent), quantiles (the released ranges), n_grid and
+        x_n_grid (grids of y's and X's private quantiles), and y_share and n_rounds
+        (regression) or jac_share and noise (classification: `logistic_choice` turns them into C
+        and the noise).
     """
     check_epsilon(epsilon), check_int(n_features, "n_features", low=1)
     if task not in ("regression", "classification"):
         raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
-    rule = dict(x_share=X_SHARE, quantiles=(RANGE_QUANTILE, 1 - RANGE_QUANTILE), n_grid=N_GRID)
-    rule.update(dict(n_rounds=N_ROUNDS, y_share=Y_SHARE) if task == "regression"
-                else dict(C=LOGISTIC_C))
+    rule = dict(quantiles=(RANGE_QUANTILE, 1 - RANGE_QUANTILE), n_grid=N_GRID, x_n_grid=X_N_GRID)
+    if task == "regression":
+        rule.update(x_share=X_SHARE, x_min_epsilon=X_MIN_EPSILON, n_rounds=N_ROUNDS,
+                    y_share=Y_SHARE)
+    else:
+        rule.update(x_share=CLS_X_SHARE, x_min_epsilon=0.0, jac_share=JAC_SHARE,
+                    noise=LOGISTIC_NOISE)
     return rule
+
+
+def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHARE,
+                    noise: str = LOGISTIC_NOISE) -> dict:
+    r"""C and the noise of `DPLogisticRegression` from public quantities.
+
+    C is set so that the Jacobian term of objective perturbation takes the share `jac_share` of
+    $\varepsilon$: $2\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (pure noise) or
+    $\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (Gaussian). With `noise="auto"`, the pure
+    release ($\delta = 0$) is used when its noise has the smaller expected squared norm in
+    $k = d + 1$ dimensions (intercept included): $k(k+1)/\beta^2$ (a norm of law
+    Gamma$(k, 1/\beta)$) against $k\sigma^2$.
+
+    Parameters
+    ----------
+    epsilon : float
+        The model's budget.
+    delta : float
+        The model's $\delta$ (0 allows only the pure release).
+    n_features : int
+        Number of columns.
+    jac_share : float, default JAC_SHARE
+        Share of epsilon for the Jacobian term, in (0, 1/2].
+    noise : {'auto', 'pure', 'gauss'}, default LOGISTIC_NOISE
+        The release, or 'auto' for the smaller expected noise.
+
+    Returns
+    -------
+    dict
+        C and delta (0.0 when the pure release is chosen) for `DPLogisticRegression`.
+    """
+    from dplit.logistic import logistic_calibration
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    if isinstance(jac_share, bool) or not isinstance(jac_share, numbers.Real) \
+            or not 0 < jac_share <= 0.5:
+        raise ValueError(f"jac_share must be in (0, 1/2], got {jac_share!r}")
+    if noise not in ("auto", "pure", "gauss"):
+        raise ValueError(f"noise must be 'auto', 'pure' or 'gauss', got {noise!r}")
+    if noise == "gauss" and dlt == 0:
+        raise ValueError("noise='gauss' needs delta > 0")
+    k = check_int(n_features, "n_features", low=1) + 1
+    pure = dict(C=4 * math.expm1(jac_share * eps / 2), delta=0.0)
+    if noise == "pure" or dlt == 0:
+        return pure
+    gauss = dict(C=4 * math.expm1(jac_share * eps), delta=dlt)
+    if noise == "gauss":
+        return gauss
+    rate = logistic_calibration(eps, 0.0, C=pure["C"])["rate"]
+    sigma = logistic_calibration(eps, dlt, C=gauss["C"])["sigma"]
+    return pure if k * (k + 1) / rate ** 2 <= k * sigma ** 2 else gauss
+
 
 # %% ../nbs/19_head_to_head.ipynb #c7548d88
 @register_check("recipes_median_r2", "a predictor that returns the sample median has R^2 >= -1 on "
@@ -191,16 +251,17 @@ def verify_median_r2(full: bool = False, rng=None) -> dict:
 # %% ../nbs/19_head_to_head.ipynb #0192ed4d
 def _check_rule(rule, task, epsilon, d) -> dict:
     base = recipe_rule(task, epsilon, d)
-    if rule is None:
-        return base
-    if not isinstance(rule, dict) or not set(rule) <= set(base):
-        raise ValueError(f"rule must be None or a dict with keys among {sorted(base)}, "
-                         f"got {rule!r}")
-    base.update(rule)
-    for k in ("x_share", "y_share"):
+    if rule is not None:
+        if not isinstance(rule, dict) or not set(rule) <= set(base):
+            raise ValueError(f"rule must be None or a dict with keys among {sorted(base)}, "
+                             f"got {rule!r}")
+        base.update(rule)
+    for k, top in (("x_share", 1), ("y_share", 1), ("x_min_epsilon", math.inf)):
         s = base.get(k, 0.0)
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < 1:
-            raise ValueError(f"rule[{k!r}] must be in [0, 1), got {s!r}")
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < top:
+            raise ValueError(f"rule[{k!r}] must be in [0, {top}), got {s!r}")
+    if epsilon < base["x_min_epsilon"]:
+        base["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
     if base["x_share"] + base.get("y_share", 0.0) >= 1:
         raise ValueError("rule: the range shares must leave a positive share to the model")
     return base
@@ -224,8 +285,7 @@ class _RecipeBase(BaseEstimator):
         if rel not in self._relations:
             raise ValueError(f"relation must be one of {self._relations}, got {rel!r}")
         rule = _check_rule(self.rule, self._task, eps, d)
-        eps_b = (rule["x_share"] + rule["y_share"]) * eps if self._task == "regression" \
-            else rule["x_share"] * eps
+        eps_b = (rule["x_share"] + rule.get("y_share", 0.0)) * eps
         return dict(eps=eps, delta=dlt, relation=rel, rule=rule, eps_b=eps_b,
                     eps_m=eps - eps_b)
 
@@ -357,7 +417,7 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
         yb = self._check_bounds(self.y_bounds, 1, "y_bounds")
         r, rel = p["rule"], p["relation"]
         kw = dict(quantiles=r["quantiles"], n_grid=r["n_grid"], relation=rel)
-        xs = _ranges(r["x_share"] * p["eps"], xb, kw)
+        xs = _ranges(r["x_share"] * p["eps"], xb, {**kw, "n_grid": r["x_n_grid"]})
         ys = _MedianScaler(r["y_share"] * p["eps"], yb, **kw)
         reg = BoostedAdaSSPRegressor(epsilon=eps_m, delta=p["delta"], n_rounds=r["n_rounds"],
                                      clip_x=math.sqrt(2.0), clip_r=1.0)
@@ -392,17 +452,21 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
     r"""Private logistic regression with nothing to guess: private ranges, scaling, objective
     perturbation; $(\varepsilon, \delta)$-DP under substitution of one row ($n$ public).
 
-    One fit: X is clipped to the public `bounds` (chosen without looking at the data; clipping
-    is announced by a `ClippingWarning`) and mapped to $[-1, 1]^d$ (no spend), then
-    `DPLogisticRegression` (objective perturbation, `data_norm` $= \sqrt d$, so no row is shrunk)
-    fits with all of $(\varepsilon, \delta)$. The choices come from `recipe_rule`.
+    One fit: each column's 5% and 95% quantiles are released inside the public `bounds`
+    (`x_share` of $\varepsilon$, `PrivateClipScaler`), X is clipped to them (announced by a
+    `ClippingWarning`) and mapped to $[-1, 1]^d$, then `DPLogisticRegression` (objective
+    perturbation, `data_norm` $= \sqrt d$, so no row is shrunk) fits with the rest of
+    $\varepsilon$ and, if it uses Gaussian noise, $\delta$; its C and its noise come from
+    `logistic_choice`. The choices come from `recipe_rule`; the steps compose by basic
+    composition.
 
     Parameters
     ----------
     epsilon : float, default 1.0
         Budget of one fit ($> 0$).
     delta : float, default 1e-5
-        $\delta \in [0, 1)$ of the logistic regression (0: pure $\varepsilon$-DP).
+        $\delta \in [0, 1)$ of the logistic regression (0: pure $\varepsilon$-DP; the rule may
+        choose the pure release even when $\delta > 0$, and then spends no $\delta$).
     bounds : pair or sequence of pairs
         Public coarse range of the features (a schema). Required.
     relation : {'substitute'}, default 'substitute'
@@ -420,7 +484,7 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
     Attributes
     ----------
     x_scaler_ : object
-        The schema scaling of X.
+        X's released ranges (`PrivateClipScaler`), or the schema scaling when nothing is spent.
     classifier_ : DPLogisticRegression
         The released model on the scaled X.
     classes_ : numpy.ndarray
@@ -456,8 +520,9 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
             The ranges' pure spend composed with the logistic regression's.
         """
         p = self._plan(check_int(n_features, "n_features", low=1))
+        m = self._model(p, n_features)
         parts = [PrivacySpend(p["eps_b"], 0.0, "private ranges", "substitute"),
-                 PrivacySpend(p["eps_m"], p["delta"], "DPLogisticRegression", "substitute")]
+                 PrivacySpend(p["eps_m"], m["delta"], "DPLogisticRegression", "substitute")]
         return compose(parts, mechanism="RecipeClassifier")
 
     def fit(self, X, y):
@@ -472,9 +537,10 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
         p = self._plan(d)
         xb = self._check_bounds(self.bounds, d, "bounds")
         r = p["rule"]
-        xs = _ranges(p["eps_b"], xb, dict(quantiles=r["quantiles"], n_grid=r["n_grid"],
+        xs = _ranges(p["eps_b"], xb, dict(quantiles=r["quantiles"], n_grid=r["x_n_grid"],
                                           relation="substitute"))
-        clf = DPLogisticRegression(epsilon=p["eps_m"], delta=p["delta"], C=r["C"],
+        m = self._model(p, d)
+        clf = DPLogisticRegression(epsilon=p["eps_m"], delta=m["delta"], C=m["C"],
                                    data_norm=math.sqrt(d), classes=self.classes)
         clf._labels(X, y)  # the labels validated before any draw
         spend = self.expected_spend(d)
@@ -490,6 +556,12 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
         self.x_scaler_, self.classifier_, self.classes_ = xs, clf, clf.classes_
         self.spend_ = spend
         return self
+
+    @staticmethod
+    def _model(p, d: int) -> dict:
+        "C and delta of the logistic regression (public: the rule, epsilon, delta, d)."
+        r = p["rule"]
+        return logistic_choice(p["eps_m"], p["delta"], d, r["jac_share"], r["noise"])
 
     def _xy_cls(self, X, y):
         check_real_data(X)
@@ -594,6 +666,41 @@ def _mathach_small():
     return X[keep], y[keep]
 
 
+def _credit():
+    "modeldata credit_data: bad credit (1) or good (0)."
+    d = _rd("modeldata", "credit_data").dropna()
+    num = ["Seniority", "Time", "Age", "Expenses", "Income", "Assets", "Debt", "Amount", "Price"]
+    cat = ["Home", "Marital", "Records", "Job"]
+    X = np.column_stack([d[c].to_numpy(np.float64) for c in num] + [_codes(d[c]) for c in cat])
+    return X, (d["Status"] == "bad").to_numpy(np.int64)
+
+def _churn():
+    "modeldata mlc_churn: churned (1) or not."
+    d = _rd("modeldata", "mlc_churn")
+    num = ["account_length", "number_vmail_messages", "total_day_minutes", "total_day_calls",
+           "total_eve_minutes", "total_eve_calls", "total_night_minutes", "total_night_calls",
+           "total_intl_minutes", "total_intl_calls", "number_customer_service_calls"]
+    X = np.column_stack([d[c].to_numpy(np.float64) for c in num] + [
+        _codes(d[c]) for c in ["international_plan", "voice_mail_plan"]])
+    return X, (d["churn"] == "yes").to_numpy(np.int64)
+
+def _ames():
+    "modeldata ames: log sale price on 12 numeric columns."
+    d = _rd("modeldata", "ames")
+    num = ["Lot_Frontage", "Lot_Area", "Year_Built", "Year_Remod_Add", "Mas_Vnr_Area",
+           "Total_Bsmt_SF", "First_Flr_SF", "Second_Flr_SF", "Gr_Liv_Area", "Full_Bath",
+           "Bedroom_AbvGr", "TotRms_AbvGrd"]
+    return d[num].to_numpy(np.float64), np.log(d["Sale_Price"].to_numpy(np.float64))
+
+def _hotel():
+    "modeldata hotel_rates: average price per room."
+    d = _rd("modeldata", "hotel_rates")
+    num = ["lead_time", "stays_in_weekend_nights", "stays_in_week_nights", "adults", "children",
+           "babies", "is_repeated_guest", "previous_cancellations", "booking_changes",
+           "days_in_waiting_list", "required_car_parking_spaces", "total_of_special_requests",
+           "arrival_date_num", "historical_adr"]
+    return d[num].to_numpy(np.float64), d["avg_price_per_room"].to_numpy(np.float64)
+
 def _dplit(name, log=False, binary=False):
     from dplit.data import load
     ds = load(name)
@@ -629,6 +736,10 @@ HEAD_TO_HEAD_TABLES = {
     "hmda": ("classification", _hmda, "tuning"),
     "healthins": ("classification", _healthins, "tuning"),
     "cpus-binary": ("classification", lambda: _dplit("cpus-binary", binary=True), "tuning"),
+    "ames": ("regression", _ames, "tuning"),
+    "hotel": ("regression", _hotel, "tuning"),
+    "credit": ("classification", _credit, "tuning"),
+    "churn": ("classification", _churn, "tuning"),
 }
 
 # %% ../nbs/19_head_to_head.ipynb #10648568
@@ -711,9 +822,17 @@ def run_recipes(names, epsilons=(0.5, 1.0, 3.0), splits: int = SPLITS, rule=None
     return rows
 
 # %% ../nbs/19_head_to_head.ipynb #3549dd5d
-TUNING_GRID = {"regression": [dict(y_share=b, n_rounds=t, n_grid=m) for b in (0.1, 0.25)
-                              for t in (1, 5, 20) for m in (101, 1001)],
-               "classification": [dict(C=c) for c in (1.0, 3.0, 10.0)]}
+_X_RULES = ((0.0, 0.0), (0.1, 0.0), (0.1, 1.0), (0.25, 0.0), (0.25, 1.0))  # x_share, x_min_eps
+TUNING_GRID = {
+    "regression": [dict(y_share=b, n_rounds=t, x_share=x, x_min_epsilon=m)
+                   for b in (0.1, 0.25) for t in (1, 5, 20) for x, m in _X_RULES],
+    "classification": [dict(jac_share=f, x_share=x, noise="auto")
+                       for f in (0.05, 0.1, 0.2, 0.3) for x in (0.0, 0.1, 0.2, 0.3)]
+    + [dict(jac_share=0.2, x_share=x, noise="gauss") for x in (0.0, 0.1, 0.2, 0.3)]}
+TUNING_GRID["regression"].append(dict(y_share=0.25, n_rounds=5, x_share=0.1, x_min_epsilon=1.0,
+                                      x_n_grid=1001))
+TUNING_GRID["classification"].append(dict(jac_share=0.2, x_share=0.1, noise="auto",
+                                          x_n_grid=1001))
 
 
 def tune_rule(task: str, splits: int = 3, epsilons=(0.5, 1.0, 3.0)):

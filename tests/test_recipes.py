@@ -10,8 +10,9 @@ import pytest
 from dplit.accountant import BudgetAccountant, BudgetExceededError
 from dplit.boosted_adassp import gdp_mu
 from dplit.core import ClippingWarning
+from dplit.logistic import _noise, logistic_calibration
 from dplit.recipes import (RecipeClassifier, RecipeRegressor, _substitute_addremove_epsilon,
-                           recipe_rule)
+                           logistic_choice, recipe_rule)
 
 from _rules_registry import DrawRecorder
 
@@ -93,7 +94,8 @@ def test_regressor_spend_within_budget_and_where_it_goes(eps, dlt, relation):
     # rounding of one float addition
     assert s.relation == relation and s.delta <= dlt and s.epsilon <= eps * (1 + 1e-12)
     assert acc.spent.epsilon <= eps * (1 + 1e-12)
-    share = recipe_rule("regression", eps, 4)["y_share"]
+    rule = recipe_rule("regression", eps, 4)
+    share = rule["y_share"] + (rule["x_share"] if eps >= rule["x_min_epsilon"] else 0.0)
     eps_model = eps - share * eps
     reg = m.regressor_.spend_  # the inner Boosted AdaSSP's own (add/remove) record
     assert reg.relation == "add/remove" and reg.delta == dlt
@@ -146,3 +148,56 @@ def test_no_r2_below_minus_one_on_real_tables(name):
     keep = np.random.default_rng(0).permutation(len(yt))[:1500]
     rows = run_recipes([name], (0.5,), splits=3, data={name: (Xt[keep], yt[keep])})
     assert min(rows[0]["scores"]) >= -1.0, rows[0]["scores"]
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("share", [0.05, 0.2, 0.5])
+def test_logistic_choice_gives_the_jacobian_its_share(eps, share):
+    "C is set so that the calibration's own Jacobian share is share * eps (pure and Gaussian)."
+    for noise, dlt in (("pure", 0.0), ("gauss", 1e-5)):
+        m = logistic_choice(eps, 1e-5, 5, share, noise)
+        cal = logistic_calibration(eps, m["delta"], C=m["C"])
+        assert m["delta"] == dlt
+        # below eps / 2 no extra ridge is added, so the share is exact up to exp/log rounding
+        assert cal["eps_jac"] == pytest.approx(share * eps, rel=1e-9) and cal["extra"] == 0.0
+
+
+@pytest.mark.parametrize("d", [3, 60])
+def test_logistic_choice_auto_takes_the_smaller_noise(d):
+    """'auto' picks the release whose noise has the smaller mean squared norm, checked against draws
+    of both noises (20,000 each: the two means differ by far more than their sampling error, 1-2%)."""
+    g = np.random.default_rng(3)
+    norms = {}
+    for noise in ("pure", "gauss"):
+        m = logistic_choice(1.0, 1e-5, d, 0.2, noise)
+        cal = logistic_calibration(1.0, m["delta"], C=m["C"])
+        norms[noise] = np.mean(np.sum(_noise(cal, d + 1, g, 20_000) ** 2, axis=1))
+    auto = logistic_choice(1.0, 1e-5, d, 0.2, "auto")
+    smaller = min(norms, key=norms.get)
+    assert max(norms.values()) > 1.2 * min(norms.values())  # the pick is not a coin flip
+    assert (auto["delta"] == 0.0) == (smaller == "pure")
+    assert logistic_choice(1.0, 0.0, d, 0.2, "auto")["delta"] == 0.0  # delta 0: pure only
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(jac_share=0.0), "jac_share"), (dict(jac_share=0.7), "jac_share"),
+    (dict(jac_share=True), "jac_share"), (dict(noise="laplace"), "noise"),
+    (dict(epsilon=0.0), "epsilon"), (dict(delta=1.0), "delta"), (dict(n_features=0), "n_features"),
+    (dict(noise="gauss", delta=0.0), "delta")])
+def test_logistic_choice_refuses_bad_input(kw, name):
+    args = {**dict(epsilon=1.0, delta=1e-5, n_features=4), **kw}
+    with pytest.raises((ValueError, TypeError), match=name):
+        logistic_choice(**args)
+
+
+def test_classifier_spend_names_the_release_it_chose():
+    "d = 4: the pure release is chosen, the spend carries no delta and the model's C is the rule's."
+    m = RecipeClassifier(bounds=(-2.0, 2.0), epsilon=1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        m.fit(X, LAB)
+    rule = recipe_rule("classification", 1.0, 4)
+    choice = logistic_choice((1 - rule["x_share"]) * 1.0, 1e-5, 4)
+    assert m.spend_.delta == 0.0 and m.classifier_.delta == 0.0
+    assert m.classifier_.C == choice["C"] and m.classifier_.epsilon == pytest.approx(
+        (1 - rule["x_share"]) * 1.0, rel=1e-12)
