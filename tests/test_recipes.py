@@ -132,6 +132,19 @@ def test_regressor_clipping_is_announced_once():
     assert "not a release" in str(clip[0].message)
 
 
+def test_classifier_clipping_is_announced_once():
+    "X is clipped to its released 5%/95% ranges on every fit: one warning per fit, no count."
+    Xo = X.copy()
+    Xo[0, 0] = 50.0  # outside the schema too
+    for data in (X, Xo):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            RecipeClassifier(bounds=(-2.0, 2.0), random_state=0).fit(data, LAB)
+        clip = [x for x in w if issubclass(x.category, ClippingWarning)]
+        assert len(clip) == 1 and "entries of X" in str(clip[0].message)
+        assert "not a release" in str(clip[0].message)
+
+
 def test_two_fits_never_share_noise():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ClippingWarning)

@@ -52,7 +52,6 @@ CLIPPING = {
     "ObjectivePerturbationRegressor": (dict(), False),
     "DPLogisticRegression": (dict(), True),
     "SSPRegressor": (dict(n_boot=50), False),
-    "RecipeClassifier": (dict(bounds=(-1.0, 1.0)), True),
     "PrivateRegressionPipeline-BAS": (dict(pipeline="BAS", epsilon=5.0), False),
     "PrivateRegressionPipeline-K-BAS": (dict(pipeline="K-BAS", k=2, epsilon=5.0), False),
     "PrivateRegressionPipeline-L-BAS": (dict(pipeline="L-BAS", k=2, epsilon=5.0), False),
@@ -62,9 +61,10 @@ CLIPPING = {
 # PrivateClipScaler's fit releases ranges (values outside the grid are counted, not clipped); its
 # transform clips to them: tested below. PrivateGridSearch fits the wrapped estimator once per run
 # and emits only the selected run's warnings, once (tests/test_i36b_warnings.py): tested below.
-# RecipeRegressor clips y to its privately released range on every fit (always some values):
-# tested in tests/test_recipes.py.
-CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch", "RecipeRegressor"}
+# RecipeRegressor clips y, and RecipeClassifier X, to their privately released ranges on every fit
+# (always some values): tested in tests/test_recipes.py.
+CLIPPING_ELSEWHERE = {"PrivateClipScaler", "PrivateGridSearch", "RecipeRegressor",
+                      "RecipeClassifier"}
 # estimators with no clipping bounds (their privacy does not rest on bounded data)
 NO_CLIPPING = {
     "TukeyRegressor": (dict(epsilon=5.0), False),
