@@ -840,7 +840,7 @@ div.math .MJXc-display, div.math .MathJax_Display {
 /* verification records and API entries */
 table.dplit-record { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 table.dplit-record th, table.dplit-record td {
-  border: 1px solid #ccc; padding: 0.25em 0.6em; vertical-align: top; }
+  border: 1px solid #ccc; padding: 0.12em 0.6em; vertical-align: top; line-height: 1.4; }
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
@@ -870,6 +870,9 @@ article .pst-scrollable-table-container, article .table-wrapper {
   max-width: 100%; overflow-x: auto; }
 /* folded source: one line, the summary that names what it defines */
 details.hide.above-input { margin: 0.3em 0; padding: 0.1em 0.6em; }
+/* a run of folded source cells reads as a list of one-line summaries (the 1em below each cell was
+   a tenth of a screen per eight folds, 11 screens over the book) */
+div.cell.tag_hide-input:not(:has(.cell_output)) { margin-bottom: 0.3em; }
 details.hide.above-input summary p.admonition-title { font-weight: normal; font-size: 0.9em; }
 details.hide.above-input summary p.collapsed.admonition-title {
   font-family: var(--pst-font-family-monospace); }
@@ -883,7 +886,8 @@ p.dplit-note { font-style: italic; font-size: 0.9em; color: #555; margin: 0.2em 
    (12 px code, narrower sidebars); in a narrower window long lines scroll */
 html { --pst-sidebar-secondary: 13rem; }
 @media (min-width: 992px) { .bd-sidebar-primary { flex-basis: 17.5%; } }
-div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre; overflow-x: auto; }
+div.cell_input pre { font-size: 12px; line-height: 1.45; white-space: pre; overflow-x: auto;
+  padding-top: 10px; padding-bottom: 10px; }
 """
 
 # %% ../nbs/05_book.ipynb #b102da67
