@@ -84,11 +84,24 @@ def _quantise_block(X, y, fit_intercept, clip_x, clip_r, Z):
     d = p + (1 if fit_intercept else 0)
     cx, cy, finite = 0, 0, True
     for i in range(n):
-        c, f = _quantise_row(X[i], fit_intercept, clip_x, Z[i])
+        ss = 0.0
+        for j in range(p):  # the order and operations of _quantise_row: the same bits
+            v = np.float64(X[i, j])
+            ss += v * v
+        if math.isfinite(ss) and ss >= 1e-200:  # the common row: _quantise_row with m = 1, inline
+            feat = math.sqrt(ss)
+            f = QMAX / max(clip_x, math.sqrt(ss + 1.0) if fit_intercept else feat)
+            for j in range(p):  # |x_j f| <= QMAX: finite
+                Z[i, j] = math.trunc(np.float64(X[i, j]) * f)
+            if fit_intercept:
+                Z[i, p] = math.trunc(f)
+            cx += feat > clip_x
+        else:
+            c, ok = _quantise_row(X[i], fit_intercept, clip_x, Z[i])
+            cx, finite = cx + c, finite and ok
         v = np.float64(y[i])
-        cx += c
         cy += abs(v) > clip_r
-        finite = finite and f and math.isfinite(v)
+        finite = finite and math.isfinite(v)
         Z[i, d] = _quantise_label(v, clip_r)
     return cx, cy, finite
 
@@ -100,6 +113,29 @@ def _block_pair(X, y) -> tuple:
         raise ValueError(f"X and y: a block of {X.shape} rows needs a 1-d y of as many, "
                          f"got {y.shape} (misaligned blocks)")
     return X, y
+
+
+def _block_pass(X, y, fit_intercept, clip_x, clip_r, keep: bool):
+    "block_statistics, and with keep the quantised design (int16) and the labels as given."
+    X, y = _block_pair(X, y)
+    n, p = X.shape
+    d = p + bool(fit_intercept)
+    G = np.zeros((d + 1, d + 1), np.int64)
+    Q = np.empty((n, d), np.int16) if keep else None
+    cx = cy = 0
+    ok = True
+    Z = np.empty((min(n, SUB_ROWS), d + 1))
+    for s in range(0, n, SUB_ROWS):
+        m = min(SUB_ROWS, n - s)
+        a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x, clip_r,
+                                  Z[:m])
+        # exact (Derivation 1): integer-valued float64, products < 2^30, at most 2^16 of them
+        G += (Z[:m].T @ Z[:m]).astype(np.int64)
+        if keep:
+            Q[s:s + m] = Z[:m, :d]  # integers of magnitude <= QMAX < 2^15: exact in int16
+        cx, cy, ok = cx + a, cy + b, ok and f
+    stats = {"gram": G, "n": n, "clipped_x": cx, "clipped_y": cy, "finite": ok}
+    return (stats, Q, np.ascontiguousarray(y)) if keep else stats
 
 
 def block_statistics(X, y, fit_intercept: bool = True, clip_x: float = 1.0,
@@ -125,21 +161,7 @@ def block_statistics(X, y, fit_intercept: bool = True, clip_x: float = 1.0,
         label]; ``n``: rows; ``clipped_x``, ``clipped_y``: how many were clipped (for the curator's
         warning only); ``finite``: whether every value was finite.
     """
-    X, y = _block_pair(X, y)
-    n, p = X.shape
-    d = p + bool(fit_intercept)
-    G = np.zeros((d + 1, d + 1), np.int64)
-    cx = cy = 0
-    ok = True
-    Z = np.empty((min(n, SUB_ROWS), d + 1))
-    for s in range(0, n, SUB_ROWS):
-        m = min(SUB_ROWS, n - s)
-        a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x, clip_r,
-                                  Z[:m])
-        # exact (Derivation 1): integer-valued float64, products < 2^30, at most 2^16 of them
-        G += (Z[:m].T @ Z[:m]).astype(np.int64)
-        cx, cy, ok = cx + a, cy + b, ok and f
-    return {"gram": G, "n": n, "clipped_x": cx, "clipped_y": cy, "finite": ok}
+    return _block_pass(X, y, fit_intercept, clip_x, clip_r, False)
 
 
 def add_statistics(parts) -> dict:
@@ -214,19 +236,38 @@ def verify_exact_statistics(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/60_distributed.ipynb #ea3b58a5
 @numba.njit(cache=True)
-def _round_block(X, y, fit_intercept, clip_x, clip_r, theta_q, acc):
-    "acc += sum_i q_i r_i in int64, r_i = quantised clip(y_i - q_i . theta_q)."
-    n, p = X.shape
-    d = theta_q.shape[0]
-    q = np.empty(d)
+def _round_quantised(Q, y, theta_int, scale, clip_r, acc):
+    "acc += sum_i q_i r_i in int64, r_i = quantised clip(y_i - scale q_i . theta_int)."
+    n, d = Q.shape
     for i in range(n):
-        _quantise_row(X[i], fit_intercept, clip_x, q)
-        pred = 0.0
-        for j in range(d):  # one fixed order (no fastmath): row i gets this number in any chunk
-            pred += q[j] * theta_q[j]
-        r = np.int64(_quantise_label(np.float64(y[i]) - pred, clip_r))
+        s = 0
+        for j in range(d):  # integers, |s| < 2^53: exact in any order (so it vectorises)
+            s += np.int64(Q[i, j]) * theta_int[j]
+        r = np.int64(_quantise_label(np.float64(y[i]) - s * scale, clip_r))
         for j in range(d):
-            acc[j] += np.int64(q[j]) * r
+            acc[j] += np.int64(Q[i, j]) * r
+
+
+def _theta_grid(theta_q) -> tuple:
+    """theta_q rounded to the grid 2^-k, as integers t with QMAX sum|t| < 2^53 (k as large as that
+    allows, within +-1000): a prediction q . t is then an exact integer. Post-processing of the
+    released coefficients; returns (t, 2^-k)."""
+    theta_q = np.asarray(theta_q, dtype=float)
+    a = float(np.abs(theta_q).sum())
+    if not math.isfinite(a):
+        raise ValueError("the round's coefficients are not finite")
+    if a == 0.0:
+        return np.zeros(len(theta_q), np.int64), 1.0
+    k = min(1000, max(-1000, math.floor(math.log2(2.0**52 / (QMAX * a)))))
+    return np.rint(np.ldexp(theta_q, k)).astype(np.int64), math.ldexp(1.0, -k)
+
+
+def _gradient_on(Q, y, clip_r, theta_q) -> np.ndarray:
+    "One round's exact gradient on kept quantised rows (int64, length d)."
+    t, scale = _theta_grid(theta_q)
+    acc = np.zeros(Q.shape[1], np.int64)
+    _round_quantised(Q, y, t, scale, clip_r, acc)
+    return acc
 
 
 def block_gradient(X, y, fit_intercept: bool, clip_x: float, clip_r: float, theta_q) -> np.ndarray:
@@ -241,17 +282,15 @@ def block_gradient(X, y, fit_intercept: bool, clip_x: float, clip_r: float, thet
     clip_x, clip_r : float
         The public bounds (as in `block_statistics`).
     theta_q : ndarray of shape (d,)
-        The coefficients on the integer design, $\theta / S_x$ with $S_x$ = QMAX / clip_x.
+        The coefficients on the integer design, $\theta / S_x$ with $S_x$ = QMAX / clip_x; rounded
+        to the grid of `_theta_grid` (post-processing), so every prediction is an exact integer.
 
     Returns
     -------
     ndarray of int64, shape (d,)
     """
-    X, y = _block_pair(X, y)
-    acc = np.zeros(len(theta_q), np.int64)
-    _round_block(X, y, bool(fit_intercept), clip_x, clip_r,
-                 np.asarray(theta_q, dtype=float), acc)
-    return acc
+    _, Q, yk = _block_pass(X, y, fit_intercept, float(clip_x), float(clip_r), True)
+    return _gradient_on(Q, yk, float(clip_r), theta_q)
 
 # %% ../nbs/60_distributed.ipynb #bc8e8864
 def is_dask(a) -> bool:
@@ -326,20 +365,33 @@ def _on_blocks(fn, X, y, *args) -> list:
 
 def _statistics(X, y, fit_intercept, clip_x, clip_r) -> dict:
     "The first pass: exact integer statistics, in memory or over the Dask blocks."
-    if not (is_dask(X) or is_dask(y)):
-        return block_statistics(X, y, fit_intercept, clip_x, clip_r)
-    import dask
-    parts = _on_blocks(block_statistics, X, y, fit_intercept, clip_x, clip_r)
-    return dask.delayed(add_statistics)(parts).compute()
+    return _passes(X, y, fit_intercept, clip_x, clip_r, rounds=False)[0]
 
 
-def _gradient_pass(X, y, fit_intercept, clip_x, clip_r):
-    "theta_q -> the exact integer clipped gradient (one pass; in memory or over the Dask blocks)."
+def _round_part(part, clip_r, theta_q):
+    return _gradient_on(part[1], part[2], clip_r, theta_q)
+
+
+def _passes(X, y, fit_intercept, clip_x, clip_r, rounds: bool, keep: bool = True) -> tuple:
+    """(statistics, theta_q -> exact gradient or None). With rounds and keep, the first pass also
+    keeps the quantised rows (int16, 2 bytes a value: in memory, or persisted where each block
+    was computed) and a round reads those; without keep, a round re-reads and re-quantises."""
+    args = (fit_intercept, clip_x, clip_r)
     if not (is_dask(X) or is_dask(y)):
-        return lambda th: block_gradient(X, y, fit_intercept, clip_x, clip_r, th)
+        if not rounds:
+            return block_statistics(X, y, *args), None
+        stats, Q, yk = _block_pass(X, y, *args, True)
+        return stats, lambda th: _gradient_on(Q, yk, clip_r, th)
     import dask
-    return lambda th: dask.delayed(sum)(
-        _on_blocks(block_gradient, X, y, fit_intercept, clip_x, clip_r, th)).compute()
+    if not (rounds and keep):
+        parts = _on_blocks(block_statistics, X, y, *args)
+        stats = dask.delayed(add_statistics)(parts).compute()
+        return stats, None if not rounds else lambda th: dask.delayed(sum)(
+            _on_blocks(block_gradient, X, y, *args, th)).compute()
+    parts = dask.persist(*_on_blocks(_block_pass, X, y, *args, True))
+    stats = dask.delayed(add_statistics)([q[0] for q in parts]).compute()
+    r = dask.delayed(_round_part, pure=True)
+    return stats, lambda th: dask.delayed(sum)([r(q, clip_r, th) for q in parts]).compute()
 
 # %% ../nbs/60_distributed.ipynb #7d139c72
 def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
@@ -366,7 +418,7 @@ def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
 def exact_boosted_adassp(
     X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: bool = True, ridge: str = "adassp",
     shares=(1 / 3, 1 / 3, 1 / 3), eta: float = 1.0, clip_x: float = 1.0, clip_r: float = 1.0,
-    rho: float = 0.05, rng=None,
+    rho: float = 0.05, rng=None, keep_quantised: bool = True,
 ) -> BASResult:
     r"""Boosted AdaSSP on exact quantised statistics, in memory or on Dask,
     $(\varepsilon,\delta)$-DP under add/remove (chapter 14's calibration: the quantised
@@ -398,6 +450,11 @@ def exact_boosted_adassp(
         Failure probability of the "adassp" ridge rule.
     rng : Generator, int or None, default None
         Randomness (all of it drawn in this process, after each reduce).
+    keep_quantised : bool, default True
+        With $T > 1$, keep the quantised rows (int16, $2d$ bytes a row; persisted on the workers
+        for Dask) so that a round reads them instead of the table; False re-reads and
+        re-quantises the table every round (for tables that do not fit the workers' memory). The
+        release is the same either way.
 
     Returns
     -------
@@ -420,13 +477,12 @@ def exact_boosted_adassp(
         raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {ridge!r}")
     b = bas_budget(epsilon, delta, n_rounds, shares, clip_x, clip_r)
     clip_x, clip_r = float(clip_x), float(clip_r)
-    stats = _statistics(X, y, fit_intercept, clip_x, clip_r)
+    stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, n_rounds > 1, keep_quantised)
     if not stats["finite"]:
         raise ValueError("X and y must be finite: NaN or infinity found")
     if stats["n"] < 2:
         raise ValueError("X must have at least 2 rows")
     g = as_rng(rng)
-    grad = _gradient_pass(X, y, fit_intercept, clip_x, clip_r)
     theta, lam, lam_tilde, min_eig = _release(stats, grad, b, ridge, rho, eta, clip_x, clip_r, g)
     if dask_in:
         warn_clipped("Boosted AdaSSP", [
@@ -669,7 +725,7 @@ def synthetic_parquet(path, n_files: int = 100, rows: int = 1_000_000, p: int = 
              + 0.1 * g.standard_normal(rows, dtype=np.float32)).astype(np.float32)
         cols = {f"x{j:02d}": X[:, j] for j in range(p)} | {"y": y}
         pq.write_table(pa.table(cols), out / f"part-{f:03d}.parquet", compression=None,
-                       row_group_size=250_000)
+                       use_dictionary=False, row_group_size=250_000)
     return str(out)
 
 

@@ -15,7 +15,7 @@ import dask
 import pandas as pd
 
 from dplit.boosted_adassp import BoostedAdaSSPRegressor, audit_budget, audit_designs, gdp_delta
-from dplit.distributed import (QMAX, AdaSSPRegressor, _quantised, _statistics, add_statistics,
+from dplit.distributed import (QMAX, AdaSSPRegressor, _quantised, _statistics, _theta_grid, add_statistics,
                                block_gradient, block_statistics, exact_boosted_adassp)
 
 
@@ -41,8 +41,13 @@ def test_statistics_are_the_python_integer_sums():
     got = add_statistics(block_statistics(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:]))["gram"]
     assert np.all(got.astype(object) == ref)
     theta_q = np.linspace(-2, 2, 8) / QMAX            # a round's gradient: Python-int reference too
-    r = np.array([int(math.trunc(min(QMAX, max(-QMAX, (v - float(q @ theta_q)) * QMAX))))
-                  for v, q in zip(y, Z[:, :-1])], dtype=object)
+    t, scale = _theta_grid(theta_q)                    # the prediction q . t is a Python integer
+    qi = Z[:, :-1].astype(np.int64).astype(object)
+    pred = [int((q * t.astype(object)).sum()) * scale for q in qi]
+    # the grid is post-processing of theta: the prediction moves by at most sum|q_j| scale / 2
+    assert max(abs(pr - float(q @ theta_q)) for pr, q in zip(pred, Z[:, :-1])) <= 8 * QMAX * scale / 2
+    r = np.array([int(math.trunc(min(QMAX, max(-QMAX, (v - pr) * QMAX)))) for v, pr in zip(y, pred)],
+                 dtype=object)
     ref_g = (Z[:, :-1].astype(np.int64).astype(object) * r[:, None]).sum(axis=0)
     parts = sum(block_gradient(X[a:b], y[a:b], True, 1.0, 1.0, theta_q) for a, b in zip(cuts, cuts[1:]))
     assert np.all(parts.astype(object) == ref_g)
