@@ -15,7 +15,7 @@ import dask
 import pandas as pd
 
 from dplit.boosted_adassp import BoostedAdaSSPRegressor, audit_budget, audit_designs, gdp_delta
-from dplit.distributed import (QMAX, AdaSSPRegressor, _quantised, _statistics, add_statistics,
+from dplit.distributed import (QMAX, AdaSSPRegressor, _quantised, _statistics, _theta_grid, add_statistics,
                                block_gradient, block_statistics, exact_boosted_adassp)
 
 
@@ -41,8 +41,13 @@ def test_statistics_are_the_python_integer_sums():
     got = add_statistics(block_statistics(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:]))["gram"]
     assert np.all(got.astype(object) == ref)
     theta_q = np.linspace(-2, 2, 8) / QMAX            # a round's gradient: Python-int reference too
-    r = np.array([int(math.trunc(min(QMAX, max(-QMAX, (v - float(q @ theta_q)) * QMAX))))
-                  for v, q in zip(y, Z[:, :-1])], dtype=object)
+    t, scale = _theta_grid(theta_q)                    # the prediction q . t is a Python integer
+    qi = Z[:, :-1].astype(np.int64).astype(object)
+    pred = [int((q * t.astype(object)).sum()) * scale for q in qi]
+    # the grid is post-processing of theta: the prediction moves by at most sum|q_j| scale / 2
+    assert max(abs(pr - float(q @ theta_q)) for pr, q in zip(pred, Z[:, :-1])) <= 8 * QMAX * scale / 2
+    r = np.array([int(math.trunc(min(QMAX, max(-QMAX, (v - pr) * QMAX)))) for v, pr in zip(y, pred)],
+                 dtype=object)
     ref_g = (Z[:, :-1].astype(np.int64).astype(object) * r[:, None]).sum(axis=0)
     parts = sum(block_gradient(X[a:b], y[a:b], True, 1.0, 1.0, theta_q) for a, b in zip(cuts, cuts[1:]))
     assert np.all(parts.astype(object) == ref_g)
@@ -91,6 +96,10 @@ def test_on_a_distributed_cluster():
         est = AdaSSPRegressor(random_state=2).fit(da.from_array(X, chunks=(701, -1)),
                                                   da.from_array(y, chunks=701))
         pred = est.predict(da.from_array(X[:10], chunks=(3, -1))).compute()
+        # Boosted AdaSSP's rounds read the quantised rows persisted on the workers
+        bas = BoostedAdaSSPRegressor(n_rounds=4, random_state=2).fit(
+            da.from_array(X, chunks=(701, -1)), da.from_array(y, chunks=701))
+    assert np.array_equal(_theta(bas), _theta(BoostedAdaSSPRegressor(n_rounds=4, random_state=2).fit(X, y)))
     assert np.array_equal(_theta(est), ref)
     assert np.array_equal(pred, est.predict(X[:10]))
 
@@ -184,3 +193,56 @@ def test_gram_audit_on_the_dask_path():
     kw = dict(epsilon=0.5, delta=claim, n_trials=100_000, vectorized=True, rng=3)
     assert audit(mech(b.sigma_gram), 0, 1, **kw).passed
     assert not audit(mech(b.sigma_gram / 2), 0, 1, **kw).passed
+
+
+def test_fused_kernel_is_the_row_quantiser():
+    """The block kernel's inline path (common rows) and `_quantise_row` (the general path) give the same integers on
+    every row: hard rows mix both paths (huge, tiny, float32, the sphere) and every bound scale."""
+    from dplit.distributed import _hard_rows, _quantise_block, _quantise_row
+    X, y = _hard_rows(9, 3000, 4)
+    for fit_intercept in (True, False):
+        for clip_x in (1.0, 0.2, 1e-160):
+            d = 9 + fit_intercept
+            Z = np.empty((len(X), d + 1))
+            _quantise_block(X, y, fit_intercept, clip_x, 1.0, Z)
+            q = np.empty(d)
+            for i in range(len(X)):
+                _quantise_row(X[i], fit_intercept, clip_x, q)
+                assert np.array_equal(Z[i, :d], q), (fit_intercept, clip_x, i)
+
+
+@pytest.mark.parametrize("rounds", [1, 4])
+def test_kept_or_reread_rounds_release_the_same(rounds):
+    "Rounds on the kept int16 rows (persisted) and rounds that re-read the table: the same integers, the same release."
+    X, y = _data(3000)
+    kw = dict(epsilon=1.0, delta=1e-5, n_rounds=rounds, rng=8)
+    ref = exact_boosted_adassp(X, y, **kw)
+    Xd, yd = da.from_array(X, chunks=(777, -1)), da.from_array(y, chunks=777)
+    with dask.config.set(scheduler="sync"):
+        for keep in (True, False):
+            r = exact_boosted_adassp(Xd, yd, keep_quantised=keep, **kw)
+            assert np.array_equal(r.coef, ref.coef) and r.intercept == ref.intercept  # integer sums
+
+
+def test_bss_statistics_exact_and_refusals():
+    """The best-subset statistics: the Python-integer reference, the same for a Dask split, and non-finite or
+    misaligned data refused."""
+    from dplit.distributed import bss_statistics
+    X, y = _data(2000, 4, 3)
+    X[:3] *= 40
+    with pytest.warns(Warning):
+        G, b, yy, n = bss_statistics(X, y, 0.5, 1.0)
+    q = lambda v, c: [int(math.trunc(min(QMAX, max(-QMAX, float(t) * (QMAX / c))))) for t in v]
+    Zx = np.array([q(r, 0.5) for r in X], dtype=object)
+    zy = np.array(q(y, 1.0), dtype=object)
+    assert np.all((Zx.T @ Zx) == np.rint(G * (QMAX / 0.5) ** 2).astype(np.int64).astype(object))
+    assert np.all((Zx.T @ zy) == np.rint(b * (QMAX / 0.5) * QMAX).astype(np.int64).astype(object))
+    assert n == 2000 and int(zy @ zy) == round(yy * QMAX**2)
+    with dask.config.set(scheduler="sync"), pytest.warns(Warning):
+        got = bss_statistics(da.from_array(X, chunks=(333, -1)), da.from_array(y, chunks=333), 0.5, 1.0)
+    assert all(np.array_equal(a, c) for a, c in zip(got, (G, b, yy, n)))  # exact: integer sums
+    X[5, 1] = np.nan
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="finite"):
+        bss_statistics(da.from_array(X, chunks=(333, -1)), da.from_array(y, chunks=333))
+    with pytest.raises(ValueError, match="rows"):
+        bss_statistics(da.from_array(X, chunks=(333, -1)), da.from_array(y[:-1], chunks=333))
