@@ -2064,10 +2064,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         ):
             check_int(self.inducing_points, "inducing_points", low=1)
             lo, hi = (float(b) for b in self.input_bounds)
-            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            if not (lo < hi and math.isfinite(hi - lo)):  # a width numpy can draw in
                 raise ValueError(
-                    "input_bounds must be finite (low, high) with low < high, got "
-                    f"{self.input_bounds!r}"
+                    "input_bounds must be finite (low, high) with low < high and a finite "
+                    f"high - low, got {self.input_bounds!r}"
                 )
             return None
         Z = as_inputs(self.inducing_points, "inducing_points")
