@@ -1866,7 +1866,7 @@ def dpgp_inference(
 
 def _inference_plan(X, y, Z, sigma, epsilon, delta, lengthscale, variance, c, R_y, R_k, clip_y,
                     rho, form, eig_floor) -> tuple:
-    "Every check of `dpgp_inference` and its noise scales, with no draw: (X, y, Z, Kzz, noise, tau)."
+    "Every check of `dpgp_inference` and its noise scales, with no draw: X, y, Z, Kzz, noise, tau."
     Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
     check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
     tau = check_in_range(eig_floor, "eig_floor", 0, 1)   # tau <= 1: the top eigenvalue is >= v

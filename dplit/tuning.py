@@ -212,34 +212,6 @@ def _run_params(estimator, eps: float, delta: float, n_features: int) -> dict:
                          f"({eps:g}, {delta:g})")
     return kw
 
-
-class _DryRun(Exception):
-    "Raised by `_StopAtCharge.charge`: the fit passed every check it runs before its charge."
-
-
-class _StopAtCharge:
-    "An accountant that stops a fit at its charge: its checks all run, nothing is drawn or spent."
-    relation, ledger = "substitute", ()
-
-    def would_exceed(self, spend) -> bool:
-        return False
-
-    def charge(self, spend, label=""):
-        raise _DryRun
-
-
-def _check_run(estimator, X, y) -> None:
-    """Run `estimator`'s checks on (X, y) up to its charge (every private dplit estimator checks
-    all its inputs first), with nothing drawn, spent or said (its warnings are dropped)."""
-    probe = clone(estimator).set_params(accountant=_StopAtCharge(), random_state=0)
-    with _run_warnings():
-        try:
-            probe.fit(X, y)
-        except _DryRun:
-            return
-    raise TypeError(f"estimator: {type(estimator).__name__}.fit never charged its accountant, so "
-                    "its checks cannot run before the search is charged")
-
 # %% ../nbs/16_tuning.ipynb #28f3d16f
 class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
     r"""Private hyperparameter selection over a grid (Liu & Talwar random stopping, capped as in
@@ -361,10 +333,10 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         except OverflowError:
             raise ValueError(f"epsilon = {self.epsilon!r} is too large to plan one run") from None
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
+        from dplit.accountant import _charge_before_draw, _check_run
         for c, k in zip(grid, kw):  # every candidate's checks on every row, and on as many rows
-            est = clone(self.estimator).set_params(**c, **k)  # as a run fits: before the charge
-            _check_run(est, X, y), _check_run(est, X[n_val:], y[n_val:])
-        from dplit.accountant import _charge_before_draw
+            est = clone(self.estimator).set_params(**c, **k, random_state=0)  # as a run fits:
+            _check_run(est, X, y), _check_run(est, X[n_val:], y[n_val:])  # before the charge
         _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]

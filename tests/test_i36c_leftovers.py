@@ -254,3 +254,33 @@ def test_bad_size_refused_by_name_before_any_draw_or_charge(bad):
         with pytest.raises((ValueError, TypeError), match="size"):
             call(g, acc)
         assert g.untouched() and acc.ledger == []
+
+
+# ---- 3. charged_fit: the data and parameters are checked before its one charge -----------------
+
+@pytest.mark.parametrize("name", MINE)
+@pytest.mark.parametrize("what", ["X nan", "y inf", "rows"])
+def test_charged_fit_refuses_bad_data_before_the_charge(name, what, monkeypatch):
+    "Before issue 36's leftovers, charged_fit charged the plan, then the fit refused the data."
+    from dplit import make_pipeline
+    est, _, _ = _case(name)
+    X, y = _bad_data(name, what)
+    rel = planned_spend(est, X.shape[1]).relation
+    for target in (est, make_pipeline(_scaler(rel), est)):
+        acc = BudgetAccountant(1e6, 0.5, relation=rel, tight=False)
+        rec = R.DrawRecorder(monkeypatch)
+        with pytest.raises(ValueError):
+            charged_fit(acc, target, X, y)
+        assert acc.ledger == [] and rec.untouched(), type(target).__name__
+
+
+@pytest.mark.parametrize("name, params, _, named", BAD + [
+    ("TukeyRegressor", dict(random_state=np.random.default_rng(0)), None, "random_state")],
+    ids=[f"{b[0]}-{next(iter(b[1]))}" for b in BAD] + ["TukeyRegressor-generator"])
+def test_charged_fit_refuses_a_bad_parameter_before_the_charge(name, params, _, named):
+    est, X, y = _case(name)
+    est.set_params(**_resolve(params))
+    acc = BudgetAccountant(1e6, 0.5, relation=planned_spend(R.make(name), X.shape[1]).relation)
+    with pytest.raises((ValueError, TypeError), match=named):
+        charged_fit(acc, est, X, y)
+    assert acc.ledger == []
