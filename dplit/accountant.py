@@ -636,8 +636,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
     TypeError
         If a step's spend cannot be planned, or `accountant` is not an accountant.
     ValueError
-        If a step has an accountant of its own, or its relation cannot be charged (before
-        anything is charged).
+        If a step has an accountant of its own, its relation cannot be charged, or the data or
+        parameters fail the checks of the step that sees X (before anything is charged).
     RuntimeError
         If a fitted ``spend_`` differs from its charge.
     """
