@@ -800,20 +800,17 @@ def _charge_before_draw(estimator, n_features: int, spend: PrivacySpend | None =
     return acc.charge(spend, _fit_label(estimator))
 
 
-def _charge_release(accountant, spend: PrivacySpend, label: str, size=None):
-    """Charge one release of a mechanism function to `accountant` (None: nothing), before it draws.
+def _charge_release(accountant, spend: PrivacySpend, label: str):
+    """Charge one release of a mechanism function to `accountant` (None: nothing), before it draws
+    (a release of k copies passes the spend of all k).
 
-    Raises TypeError for an object that is not an accountant, ValueError for `size` (a release of
-    several independent copies is for audits, not for a budget) or a relation the accountant cannot
-    hold, and BudgetExceededError as `BudgetAccountant.charge`."""
+    Raises TypeError for an object that is not an accountant, ValueError for a relation the
+    accountant cannot hold, and BudgetExceededError as `BudgetAccountant.charge`."""
     if accountant is None:
         return None
     if not (callable(getattr(accountant, "charge", None)) and hasattr(accountant, "ledger")):
         raise TypeError(f"accountant must be a BudgetAccountant or None, got "
                         f"{type(accountant).__name__}")
-    if size is not None:
-        raise ValueError("size: several independent copies are for audits; with an accountant "
-                         "leave size=None (one release, one charge)")
     return accountant.charge(spend, label)
 
 # %% ../nbs/08_accountant.ipynb #i36a-mixin
