@@ -548,7 +548,8 @@ def _check_fit(est, X, y) -> None:
         v = np.asarray(y)
         if v.dtype.kind in "fc" and not np.all(np.isfinite(v)):
             raise ValueError("y must be finite (no NaN or infinity)")
-        if v.ndim >= 1 and len(v) != (X.shape if hasattr(X, "shape") else np.shape(X))[0]:
+        rows = (X.shape if hasattr(X, "shape") else np.asarray(X).shape)[0]
+        if v.ndim >= 1 and len(v) != rows:
             raise ValueError("X and y must have the same number of rows")
     if isinstance(est, Pipeline):
         first = est.steps[0][1]
