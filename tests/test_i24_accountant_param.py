@@ -100,7 +100,7 @@ def test_an_overspend_is_refused_before_any_draw(name, monkeypatch):
 
 @pytest.mark.parametrize("name", ACCOUNTED)
 def test_charged_fit_refuses_bad_data_before_its_charge(name, monkeypatch):
-    "charged_fit charges a plan before fitting: the fit's data checks must run before it (issue 36)."
+    "charged_fit charges a plan before fitting: the fit's data checks run before it (issue 36)."
     _, X, y, _ = R.FIT_CASES[name]
     X = np.array(X, dtype=float)
     X[0, 0] = np.nan

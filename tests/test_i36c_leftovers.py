@@ -229,7 +229,8 @@ def test_private_quantile_and_range_k_draws_charged_as_k_releases(fn):
         call(eps, None, many)
     assert r.value.shape[0] == k and r.spend.epsilon == k * eps
     _ledgers_agree(one, many, k)
-    assert one.ledger[0].charged.epsilon == r.spend.epsilon and f"({k} copies)" in one.ledger[0].label
+    line = one.ledger[0]
+    assert line.charged.epsilon == r.spend.epsilon and f"({k} copies)" in line.label
     # k copies over what is left: refused whole, nothing drawn; one copy fewer fits
     g = R.RecordingGenerator(3)
     acc = BudgetAccountant(1.0)
