@@ -504,6 +504,60 @@ def plan_fit(accountant, estimator, X) -> list:
             "charged")
     return steps
 
+# %% ../nbs/08_accountant.ipynb #i36c-dryrun
+class _DryRun(Exception):
+    "Raised by `_StopAtCharge.charge`: the fit passed every check it runs before its charge."
+
+
+class _StopAtCharge:
+    "An accountant that stops a fit at its charge: its checks all run, nothing is drawn or spent."
+    relation, ledger = "substitute", ()
+
+    def would_exceed(self, spend) -> bool:
+        return False
+
+    def charge(self, spend, label=""):
+        raise _DryRun
+
+
+def _check_run(estimator, X, y) -> None:
+    """Run a private estimator's checks on (X, y) up to its charge (each checks all its inputs
+    first), with nothing drawn, spent or said (its warnings are dropped)."""
+    import warnings
+
+    from dplit.core import clipping_collector
+    probe = clone(estimator).set_params(accountant=_StopAtCharge())  # its own seed: checked too
+    with warnings.catch_warnings(), clipping_collector():
+        warnings.simplefilter("ignore")
+        try:
+            probe.fit(X, y)
+        except _DryRun:
+            return
+    raise TypeError(f"estimator: {type(estimator).__name__}.fit never charged its accountant, so "
+                    "its checks cannot run before the charge")
+
+
+def _check_fit(est, X, y) -> None:
+    """What `charged_fit` checks before its charge: a private estimator's whole fit up to its
+    charge; of a pipeline, the step that sees X (later steps see released data, and are checked
+    when fitted); and a numeric y finite, one value per row (every private estimator refuses
+    other)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    if y is not None and not hasattr(y, "__dask_graph__"):  # a dask y: checked by its fit
+        v = np.asarray(y)
+        if v.dtype.kind in "fc" and not np.all(np.isfinite(v)):
+            raise ValueError("y must be finite (no NaN or infinity)")
+        rows = (X.shape if hasattr(X, "shape") else np.asarray(X).shape)[0]
+        if v.ndim >= 1 and len(v) != rows:
+            raise ValueError("X and y must have the same number of rows")
+    if isinstance(est, Pipeline):
+        first = est.steps[0][1]
+        if first is not None and not isinstance(first, str):
+            _check_fit(first, X, y)
+    elif not isinstance(est, ColumnTransformer) and callable(getattr(est, "expected_spend", None)):
+        _check_run(est, X, y)
+
 # %% ../nbs/08_accountant.ipynb #779f5859
 def _fitted_step(est, path: str):
     "The fitted object at `path` of a fitted pipeline or column transformer (a leaf: itself)."
@@ -527,6 +581,7 @@ def _charged_fit(accountant, estimator, X, y, label, fit_params) -> tuple:
     from dplit.core import check_private_pipeline
     check_private_pipeline(estimator, stacklevel=4)  # a non-private step next to private ones warns
     steps = plan_fit(accountant, estimator, X)      # every step, its relation and the budget
+    _check_fit(estimator, X, y)                     # the data and parameters, before the charge
     if not steps:
         raise TypeError(f"estimator: {type(estimator).__name__} holds no private dplit step "
                         "(none declares expected_spend): there is nothing to charge")
@@ -582,8 +637,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
     TypeError
         If a step's spend cannot be planned, or `accountant` is not an accountant.
     ValueError
-        If a step has an accountant of its own, or its relation cannot be charged (before
-        anything is charged).
+        If a step has an accountant of its own, its relation cannot be charged, or the data or
+        parameters fail the checks of the step that sees X (before anything is charged).
     RuntimeError
         If a fitted ``spend_`` differs from its charge.
     """
@@ -746,20 +801,17 @@ def _charge_before_draw(estimator, n_features: int, spend: PrivacySpend | None =
     return acc.charge(spend, _fit_label(estimator))
 
 
-def _charge_release(accountant, spend: PrivacySpend, label: str, size=None):
-    """Charge one release of a mechanism function to `accountant` (None: nothing), before it draws.
+def _charge_release(accountant, spend: PrivacySpend, label: str):
+    """Charge one release of a mechanism function to `accountant` (None: nothing), before it draws
+    (a release of k copies passes the spend of all k).
 
-    Raises TypeError for an object that is not an accountant, ValueError for `size` (a release of
-    several independent copies is for audits, not for a budget) or a relation the accountant cannot
-    hold, and BudgetExceededError as `BudgetAccountant.charge`."""
+    Raises TypeError for an object that is not an accountant, ValueError for a relation the
+    accountant cannot hold, and BudgetExceededError as `BudgetAccountant.charge`."""
     if accountant is None:
         return None
     if not (callable(getattr(accountant, "charge", None)) and hasattr(accountant, "ledger")):
         raise TypeError(f"accountant must be a BudgetAccountant or None, got "
                         f"{type(accountant).__name__}")
-    if size is not None:
-        raise ValueError("size: several independent copies are for audits; with an accountant "
-                         "leave size=None (one release, one charge)")
     return accountant.charge(spend, label)
 
 # %% ../nbs/08_accountant.ipynb #i36a-mixin

@@ -127,9 +127,10 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
     rng : int or None, default None
         Seed; the same seed gives the same output.
     size : int or None, default None
-        Number of independent draws (for audits); None for one.
+        Number of independent draws (for audits); None for one. The spend is that of all `size`
+        draws: `size` times epsilon (basic composition).
     accountant : BudgetAccountant or None, default None
-        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
+        Charged ``spend`` (of all `size` draws) after every input is checked, before the draw.
 
     Returns
     -------
@@ -144,11 +145,20 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int = 1001,
     x = check_array(x, "x", ndim=1)
     sens, eps = quantile_sensitivity(q, relation), check_epsilon(epsilon)
     grid = coarse_grid(bounds, n_grid)
-    spend = PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation)
-    _charge_release(accountant, spend, f"private quantile q={q:g}", size)
+    spend = _k_copies(PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation), size)
+    _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     r = exponential_mechanism(quantile_utility(x, grid, float(q)), sens, eps, rng=rng, size=size,
                               relation=relation)
     return Release(grid[r.value], spend)
+
+
+def _k_copies(spend: PrivacySpend, size) -> PrivacySpend:
+    "The spend of `size` independent copies of a release (None: the release): basic composition."
+    if size is None:
+        return spend
+    k = check_int(size, "size", low=1)
+    return PrivacySpend(k * spend.epsilon, k * spend.delta, f"{spend.mechanism} ({k} copies)",
+                        spend.relation)
 
 # %% ../nbs/09_bounds.ipynb #2ec34d39
 def _quantile_law(x, grid, q, eps, sens) -> np.ndarray:
@@ -196,9 +206,10 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     rng : int or None, default None
         Seed; the same seed gives the same output.
     size : int or None, default None
-        Number of independent draws (for audits); None for one.
+        Number of independent draws (for audits); None for one. The spend is that of all `size`
+        draws: `size` times epsilon (basic composition).
     accountant : BudgetAccountant or None, default None
-        Charged ``spend`` after every input is checked, before the draw (then `size` must be None).
+        Charged ``spend`` (of all `size` draws) after every input is checked, before the draw.
 
     Returns
     -------
@@ -214,10 +225,8 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     eps, grid = check_epsilon(epsilon), coarse_grid(bounds, n_grid)
     x = check_array(x, "x", ndim=1)
     sens = [quantile_sensitivity(q, relation) for q in qs]
-    g, spend = as_rng(rng), _range_spend(eps, qs, relation)
-    if size is not None:
-        check_int(size, "size", low=1)
-    _charge_release(accountant, spend, "private range", size)
+    g, spend = as_rng(rng), _k_copies(_range_spend(eps, qs, relation), size)
+    _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), g, size)
     return Release(np.stack([grid[lo], grid[hi]], axis=-1), spend)
 

@@ -2826,9 +2826,7 @@ class BestSubsetSelector(_BestSubsetParams):
                 raise ValueError(f"test_fraction must be in (0, 1), got {f!r}")
             return mistakes_ptr_select(X, y, self.s, (1 - f) * eps, epsilon_test=f * eps,
                                        delta=self.delta, R=self.R, rule=self.rule, **kw)
-        if kw.pop("search") is not None:            # refused, not silently dropped
-            raise ValueError("search is not used by method='exponential' (it scores every "
-                             "support); leave search=None, or choose method='top_r'")
+        kw.pop("search")                            # None: `fit` refused any other
         return exponential_support_select(X, y, self.s, self.epsilon, **kw)
 
     def expected_spend(self, n_features: int) -> PrivacySpend:
@@ -2879,6 +2877,9 @@ class BestSubsetSelector(_BestSubsetParams):
         if not (isinstance(self.T, (float, np.floating)) and self.T == math.inf):
             check_int(self.T, "T", low=1)
         _check_search(self.search)
+        if self.method == "exponential" and self.search is not None:  # refused, not dropped
+            raise ValueError("search is not used by method='exponential' (it scores every "
+                             "support); leave search=None, or choose method='top_r'")
         check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
         try:
             X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,

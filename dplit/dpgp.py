@@ -1776,6 +1776,7 @@ def dpgp_inference(
     form: str = "symmetric",
     eig_floor: float = 0.05,
     rng=None,
+    _prepared=None,
 ) -> DPGPResult:
     """DP-GP-INFERENCE (Honkela (2021), Alg 1): (epsilon, delta)-DP under the SUBSTITUTE relation
     for (X, y), with Z, the kernel and sigma public. R_k is a number or a method name for
@@ -1822,6 +1823,9 @@ def dpgp_inference(
         paper's Alg 1 exactly.
     rng : numpy.random.Generator, int or None, default None
         Source of randomness; an int seed gives reproducible output.
+    _prepared : tuple or None, default None
+        Internal: the checked inputs and noise scales `_inference_plan` returned for these
+        arguments (a caller that must refuse before charging a budget checks first).
 
     Returns
     -------
@@ -1835,23 +1839,10 @@ def dpgp_inference(
         On invalid input: "R_k = ... is below |k(z, Z)| = ... at an inducing point z: it is not a
         data-independent bound on the kernel norm (use a method name, e.g. 'auto')".
     """
-    Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
-    check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
-    tau = check_in_range(eig_floor, "eig_floor", 0, 1)   # tau <= 1: the top eigenvalue is >= v
-    if form not in ("symmetric", "paper"):
-        raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
-    Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
-    if isinstance(R_k, str):
-        Rk = kernel_norm_bound(Zv, lengthscale, variance, R_k)
-    else:
-        Rk, floor = check_positive(R_k, "R_k"), float(np.linalg.norm(Kzz, axis=1).max())
-        if Rk < floor * (1 - 1e-12):
-            raise ValueError(
-                f"R_k = {Rk:g} is below |k(z, Z)| = {floor:.4g} at an inducing point z: it is not "
-                "a data-independent "
-                "bound on the kernel norm (use a method name, e.g. 'auto')"
-            )
-    noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
+    if _prepared is None:
+        _prepared = _inference_plan(X, y, Z, sigma, epsilon, delta, lengthscale, variance, c, R_y,
+                                    R_k, clip_y, rho, form, eig_floor)
+    Xv, yv, Zv, Kzz, noise, tau = _prepared
     rel = _kernel_release(Xv, yv, Zv, float(lengthscale), float(variance), R_k, noise, rng)
     A_n, B_n = unpack_statistics(rel.value, len(Zv))
     if tau > 0:   # post-processing of the release: no extra privacy cost
@@ -1871,6 +1862,38 @@ def dpgp_inference(
         rel.spend,
         _chol_jitter(Kzz),
     )
+
+
+def _inference_plan(X, y, Z, sigma, epsilon, delta, lengthscale, variance, c, R_y, R_k, clip_y,
+                    rho, form, eig_floor) -> tuple:
+    "Every check of `dpgp_inference` and its noise scales, with no draw: X, y, Z, Kzz, noise, tau."
+    Xv, yv, Zv = _check_inference_args(X, y, Z, sigma, c, R_y, clip_y)
+    check_in_range(rho, "rho", 0, 1, low_closed=False, high_closed=False)  # before the release
+    tau = check_in_range(eig_floor, "eig_floor", 0, 1)   # tau <= 1: the top eigenvalue is >= v
+    if form not in ("symmetric", "paper"):
+        raise ValueError(f"form must be 'symmetric' or 'paper', got {form!r}")
+    Kzz = eq_kernel(Zv, Zv, lengthscale, variance)
+    if isinstance(R_k, str):
+        Rk = kernel_norm_bound(Zv, lengthscale, variance, R_k)
+    else:
+        Rk, floor = check_positive(R_k, "R_k"), float(np.linalg.norm(Kzz, axis=1).max())
+        if Rk < floor * (1 - 1e-12):
+            raise ValueError(
+                f"R_k = {Rk:g} is below |k(z, Z)| = {floor:.4g} at an inducing point z: it is not "
+                "a data-independent "
+                "bound on the kernel norm (use a method name, e.g. 'auto')"
+            )
+    noise = dpgp_noise_scales(Rk, R_y, c, epsilon, delta)
+    n_kept = len(kzz_eigenbasis(Kzz, tau * float(variance))[1]) if tau > 0 else len(Zv)
+    try:  # the posterior's regulariser (public quantities): refused here, before any draw
+        regulariser(noise.sigma_b, sigma, max(n_kept, 1), rho)
+    except (OverflowError, ZeroDivisionError):
+        raise ValueError("sigma (noise_std), epsilon, delta: the regulariser lambda is not finite "
+                         "for these values") from None
+    if n_kept == 0:
+        raise ValueError("eig_floor, lengthscale, variance: no eigenvalue of K_ZZ reaches "
+                         "eig_floor * variance, so the posterior would have no feature")
+    return Xv, yv, Zv, Kzz, noise, tau
 
 
 def _kernel_release(Xv, yv, Zv, ell: float, v: float, R_k, noise, rng) -> Release:
@@ -2041,10 +2064,10 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
         ):
             check_int(self.inducing_points, "inducing_points", low=1)
             lo, hi = (float(b) for b in self.input_bounds)
-            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            if not (lo < hi and math.isfinite(hi - lo)):  # a width numpy can draw in
                 raise ValueError(
-                    "input_bounds must be finite (low, high) with low < high, got "
-                    f"{self.input_bounds!r}"
+                    "input_bounds must be finite (low, high) with low < high and a finite "
+                    f"high - low, got {self.input_bounds!r}"
                 )
             return None
         Z = as_inputs(self.inducing_points, "inducing_points")
@@ -2052,6 +2075,22 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"inducing_points must have one column per feature of X "
                              f"({n_features}), got {Z.shape[1]}")
         return Z
+
+    def _refuse_before_z(self, X) -> None:
+        """What the accountant would refuse (its type, the relation, the budget), refused before an
+        int `inducing_points` draws Z: nothing is charged or drawn. (Z is public, drawn in the box,
+        never from the data; its checks then run before the charge, which stays the one atomic
+        step: a thread spending in between makes it refuse after Z's draw, never overspend.)"""
+        acc = self.accountant
+        if acc is None or not isinstance(self.inducing_points, (int, np.integer)):
+            return
+        if not (callable(getattr(acc, "charge", None)) and hasattr(acc, "ledger")):
+            raise TypeError(f"accountant must be a BudgetAccountant or None, got "
+                            f"{type(acc).__name__}")
+        from sklearn.base import clone
+
+        from dplit.accountant import plan_fit
+        plan_fit(acc, clone(self).set_params(accountant=None), X)
 
     def _inducing(self, n_features: int, rng) -> np.ndarray:
         Z = self._check_inducing(n_features)
@@ -2104,11 +2143,16 @@ class DPSparseGPRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"kernel_bound='1d' needs 1-D inputs, X has {X.shape[1]} columns")
         self._check_inducing(X.shape[1])  # a typo costs no budget: refused before the charge
         from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
+        from dplit.core import clipping_collector, report_clipping
+        self._refuse_before_z(X)  # the budget and the relation, before Z's public draw
         Z = self._inducing(X.shape[1], rng)
-        res = dpgp_inference(X, y, Z, self.noise_std, self.epsilon, self.delta, self.lengthscale,
-                             self.variance, self.c, self.R_y, self.kernel_bound, self.clip_y,
-                             self.rho, self.covariance, self.eig_floor, rng=rng)
+        args = (self.noise_std, self.epsilon, self.delta, self.lengthscale, self.variance, self.c,
+                self.R_y, self.kernel_bound, self.clip_y, self.rho, self.covariance, self.eig_floor)
+        with clipping_collector() as clips:  # reported once the fit is charged
+            plan = _inference_plan(X, y, Z, *args)  # every check, on Z too: before the charge
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any noise is drawn
+        report_clipping(clips)
+        res = dpgp_inference(X, y, Z, *args, rng=rng, _prepared=plan)
         self.result_, self.m_, self.S_, self.spend_, self.inducing_points_ = (
             res, res.m, res.S, res.spend, res.Z)
         return self

@@ -169,15 +169,17 @@ def exponential_mechanism(
         Seed or generator; the same seed gives the same output.
     monotonic : bool, default False
         Utilities move in one direction between neighbours.
-    size : int, tuple or None, default None
-        Number (or shape) of independent draws; None for a single draw.
+    size : int or None, default None
+        Number of independent draws; None for a single draw. The spend is that of all `size`
+        draws: `size` times epsilon (basic composition).
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
 
     Returns
     -------
     Release
-        ``value``: the index (an int array of shape `size` with `size`); ``spend``: epsilon-DP.
+        ``value``: the index (an int array of shape `size` with `size`); ``spend``: epsilon-DP
+        (`size` epsilon with `size`).
 
     Raises
     ------
@@ -187,16 +189,18 @@ def exponential_mechanism(
     u = check_array(utility, "utility", ndim=1)
     z = _em_scale(sensitivity, epsilon, monotonic) * (u - u.max())
     check_relation(relation)
+    n = 1 if size is None else check_int(size, "size", low=1)  # before the generator is touched
     g = as_rng(rng)
     if size is None:
         out = int(np.argmax(z + g.gumbel(size=z.shape)))
     else:
-        n, out, chunk = check_int(size, "size", low=1), [], max(1, 2_000_000 // len(z))
+        out, chunk = [], max(1, 2_000_000 // len(z))
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
             out.append(np.argmax(z + g.gumbel(size=(m, len(z))), axis=1))
         out = np.concatenate(out)
-    return Release(out, PrivacySpend(float(epsilon), 0.0, "exponential", relation))
+    name = "exponential" if size is None else f"exponential ({n} copies)"
+    return Release(out, PrivacySpend(n * float(epsilon), 0.0, name, relation))  # k copies: k eps
 
 # %% ../nbs/02_mechanisms.ipynb #251ad037
 def gumbel_noise(scale, size=None, rng=None) -> np.ndarray:
@@ -293,8 +297,9 @@ def peel_top_k(
         Privacy parameter, finite and > 0.
     rng : numpy.random.Generator, int or None, default None
         Seed or generator; the same seed gives the same output.
-    size : int, tuple or None, default None
-        Number (or shape) of independent draws; None for a single draw.
+    size : int or None, default None
+        Number of independent draws; None for a single draw. The spend is that of all `size`
+        draws: `size` times epsilon (basic composition).
     relation : str, default 'add/remove'
         The neighbouring relation under which `sensitivity` holds; recorded in the spend.
 
@@ -314,8 +319,11 @@ def peel_top_k(
     b = check_scale(2 * k * check_positive(sensitivity, "sensitivity") / eps,
                     "sensitivity / epsilon")
     check_relation(relation)
-    top = _race_top_k(c, k, b, as_rng(rng), _shape(size, c.shape))
-    return Release(top, PrivacySpend(eps, 0.0, "peel", relation))
+    shape = _shape(size, c.shape)  # checked before the generator is touched
+    n = 1 if size is None else shape[0]
+    top = _race_top_k(c, k, b, as_rng(rng), shape)
+    name = "peel" if size is None else f"peel ({n} copies)"
+    return Release(top, PrivacySpend(n * eps, 0.0, name, relation))  # k copies: k eps
 
 # %% ../nbs/02_mechanisms.ipynb #39d586c4
 def _first_k(keys: np.ndarray, k: int) -> np.ndarray:

@@ -332,9 +332,12 @@ class PrivateGridSearch(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
                               X.shape[1]) for c in grid]  # every candidate planned before any draw
         except OverflowError:
             raise ValueError(f"epsilon = {self.epsilon!r} is too large to plan one run") from None
-        from dplit.accountant import _charge_before_draw
-        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         n_val = min(len(y) - 2, max(2, round(frac * len(y))))
+        from dplit.accountant import _charge_before_draw, _check_run
+        for c, k in zip(grid, kw):  # every candidate's checks on every row, and on as many rows
+            est = clone(self.estimator).set_params(**c, **k, random_state=0)  # as a run fits:
+            _check_run(est, X, y), _check_run(est, X[n_val:], y[n_val:])  # before the charge
+        _charge_before_draw(self, X.shape[1])  # refuses an overspend before any draw
         perm = g.permutation(len(y))  # public split: the rows' positions, not their values
         val, tr = perm[:n_val], perm[n_val:]
         best = (-math.inf, None, None, None)

@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 
 import _rules_registry as R
 from dplit.accountant import (BudgetAccountant, BudgetExceededError, Charged, _same_spend,
-                              planned_spend, to_relation)
+                              charged_fit, planned_spend, to_relation)
 from dplit.core import PrivacySpend
 
 ESTIMATORS = R.public_estimators()
@@ -96,6 +96,20 @@ def test_an_overspend_is_refused_before_any_draw(name, monkeypatch):
         _fit(est, name)
     assert rec.untouched(), f"{name}: a random draw happened before the refusal"
     assert not acc.ledger and not hasattr(est, "spend_")
+
+
+@pytest.mark.parametrize("name", ACCOUNTED)
+def test_charged_fit_refuses_bad_data_before_its_charge(name, monkeypatch):
+    "charged_fit charges a plan before fitting: the fit's data checks run before it (issue 36)."
+    _, X, y, _ = R.FIT_CASES[name]
+    X = np.array(X, dtype=float)
+    X[0, 0] = np.nan
+    plan = _plan(name)
+    acc = BudgetAccountant(1e9, 0.5, relation=plan.relation, tight=False)
+    rec = R.DrawRecorder(monkeypatch)
+    with pytest.raises(ValueError):
+        charged_fit(acc, R.make(name, random_state=0), X, y)
+    assert not acc.ledger and rec.untouched(), f"{name}: charged {acc.ledger}"
 
 
 @pytest.mark.parametrize("name", [n for n in ACCOUNTED if n not in NUMBA])

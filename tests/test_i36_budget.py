@@ -165,8 +165,9 @@ def test_private_range_charges_itself_and_states_its_spend():
     with pytest.raises(BudgetExceededError):
         private_quantile(x, 0.5, 0.2, (-5, 5), rng=g, accountant=acc)
     assert g.bit_generator.state == state and len(acc.ledger) == 1   # refused: nothing drawn
-    with pytest.raises(ValueError, match="size"):
-        private_range(x, 0.05, (-5, 5), rng=0, size=3, accountant=BudgetAccountant(1.0))
+    three = BudgetAccountant(1.0)                    # k copies: one line of k releases' spend
+    r = private_range(x, 0.05, (-5, 5), rng=0, size=3, accountant=three)
+    assert len(three.ledger) == 1 and three.ledger[0].charged.epsilon == r.spend.epsilon == 3 * 0.05
 
 
 def _pipeline(add_remove_scaler=True):
