@@ -16,7 +16,7 @@ from dplit.book import figure_options, process_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTIONED = ["13_tukey", "17_private_analysis", "21_dpsis", "50_bss", "51_bss_mip",
-             "53_bss_experiments", "54_objpert"]
+             "53_bss_experiments", "54_objpert", "70_inference"]
 
 
 def _figure_cells(nb: dict) -> list:

@@ -90,3 +90,48 @@ def test_baseline_sensitivities_bound_every_substitution(p):
                   for ya in (-by, by) for yb in (-by, by))
     assert worst_g <= sens["gram"] + 1e-12 and worst_b <= sens["xy"] + 1e-12
     assert math.isclose(worst_b, sens["xy"])            # X^T y's bound is attained
+
+
+def test_ill_conditioned_release_ships_the_test_inversion_set():
+    from dplit.inference import ssp_fieller
+    X, y = _data(60, p=2, seed=6)
+    m = SSPRegressor(epsilon=0.3, clip_y=2.0, n_boot=200, random_state=7).fit(X, y)
+    M, s = m.release_.gram, m.release_.noise_sd
+    # 60 rows against a noise sd of ~ 80 per entry: the floor is active (a deterministic margin:
+    # lambda_min(G) <= 60 * 0.36 / 3 per slope, kappa = 2 s sqrt(3) > 200)
+    assert m.floor_active_
+    for method in ("bootstrap", "wald"):
+        np.testing.assert_array_equal(m.conf_int(0.1, method), ssp_fieller(M, s, 0.1))
+    Xt = X[:3]
+    D = np.column_stack([np.ones(3), Xt])
+    np.testing.assert_array_equal(m.predict_interval(Xt, 0.1), ssp_fieller(M, s, 0.1, D))
+    po = m.predict_interval(Xt, 0.1, kind="observation")
+    assert np.all(po[:, 0] <= ssp_fieller(M, s, 0.05, D)[:, 0])
+    naive = m.conf_int(0.1, "naive")
+    assert np.isfinite(naive).all()          # the comparison interval never switches
+
+
+@pytest.mark.parametrize("n, eps, slope", [(100, 0.3, 8.0), (3000, 3.0, 8.0), (3000, 3.0, 0.5)])
+def test_test_inversion_set_covers_at_any_slope(n, eps, slope):
+    """The set holds the true beta with probability >= 1 - alpha for every beta: checked where
+    the percentile bootstrap's coverage depends on beta (large slope, noise above the signal)."""
+    from dplit.boosted_adassp import symmetric_noise
+    from dplit.inference import ssp_fieller, ssp_noise_sd
+    g, R, cy = np.random.default_rng(int(n + 10 * slope)), 2000, 10.0
+    beta = np.array([0.2, slope])
+    s = ssp_noise_sd(eps, 1e-6, 1.0, cy)
+    M = np.empty((R, 3, 3))
+    for i in range(0, R, 200):
+        x = g.uniform(-1, 1, (200, n))                               # |x| <= 1 = c_x
+        yv = beta[0] + slope * x + 0.25 * g.standard_normal((200, n))
+        assert np.abs(yv).max() < cy                                 # no clipping
+        Z = np.stack([np.ones_like(x), x, yv], -1)
+        M[i:i + 200] = np.einsum("rni,rnj->rij", Z, Z)
+    M += symmetric_noise(3, s, g, R)
+    ci = ssp_fieller(M, s, 0.1)
+    cover = ((ci[..., 0] <= beta) & (beta <= ci[..., 1])).mean(axis=0)
+    # the set's coverage is >= 0.9 (exact pivot, a bound on its covariance); R = 2000 draws
+    # give a binomial SE of sqrt(0.09 / 2000) = 0.0067: 3 SE below 0.9 fails
+    assert cover.min() >= 0.9 - 3 * math.sqrt(0.09 / R), cover
+    if n == 3000:   # s ~ 1e2 against G_11 ~ 1e3: the set must be bounded to mean anything
+        assert np.isinf(ci[..., 1]).mean() < 0.5
