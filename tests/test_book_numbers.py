@@ -5,8 +5,9 @@ Every number the Markdown of a chapter quotes *as a measurement* — with a unit
 ("mistakes 0.57/0.97", "Samp-Agg 0.11") or after a measure named bare ("R² 0.849", "test R^2 of
 about 0.43", "accuracy 0.746", "coverage 0.738") — must appear in that chapter's saved outputs
 (stream text, text/plain, HTML and Markdown outputs, MyST-NB `glue` values included), to the
-precision the prose quotes it: the prose's "0.02" matches an output 0.020 or 0.0196, not 0.010. The front page (whose text becomes the README)
-quotes the chapters, so its numbers are looked up in every chapter's outputs.
+precision the prose quotes it: the prose's "0.02" matches an output 0.020 or 0.0196, not 0.010.
+The front page (whose text becomes the README) quotes the chapters, so its numbers are looked up
+in every chapter's outputs.
 
 Numbers that are legitimately not outputs — constants of the papers, parameters the prose states as
 inputs, quantities derived in the text — are listed, with the reason, in `book_numbers_allow.txt`
