@@ -250,8 +250,10 @@ def test_planted_mismatch_is_caught():
     assert unmatched(_nb("Samp-Agg 0/0.02 at n = 4000/8000", out)) == [("Samp-Agg 0/0.02", "0.02")]
     assert unmatched(_nb("Lemma 9.5 needs 429 models (×1.72).", out)) == [("×1.72", "1.72")]
     assert unmatched(_nb("Top-$R$ 0.51 at $n=2000$", out)) == [("Top-R 0.51", "0.51")]
-    # chapter 60's cost ratios are in floors (one pass of the non-private Gram): 1.81 is shown, 9.99 not
-    assert unmatched(_nb("AdaSSP costs 9.99 floors, the floor 1.81 floors", out)) == [("9.99 floors", "9.99")]
+    # chapter 60's cost ratios are in floors (one pass of the non-private Gram): 1.81 is shown,
+    # 9.99 not
+    assert unmatched(_nb("AdaSSP costs 9.99 floors, the floor 1.81 floors", out)) == [
+        ("9.99 floors", "9.99")]
     # the corrected sentences pass: rounding to the quoted precision, thousands, %, ms <-> s
     good = ("391.8 s; 18.6 ms per support; Samp-Agg 0.000/0.010; ×1.81 and 1.81×; "
             "1,480 s wall; 5.8% of its draws; 0.39 ms")
