@@ -811,7 +811,7 @@ def plot_comparison(results: dict, title: str = ""):
     matplotlib.figure.Figure
         The figure.
     """
-    fig, axes = plt.subplots(2, len(results), figsize=(3.6 * len(results), 5.6), squeeze=False)
+    fig, axes = plt.subplots(2, len(results), figsize=(2.6 * len(results), 5.2), squeeze=False)
     for c, (name, r) in enumerate(results.items()):
         for meth, mk in (("DPKendall", "o-"), ("SubLasso", "s--")):
             axes[0, c].semilogx(r["epsilons"], r[meth]["overlap"], mk, label=meth)
