@@ -857,7 +857,8 @@ div.api-entry li > p { margin: 0; }
 div.cell_output pre { white-space: pre; overflow-x: auto; }
 /* printed text wraps inside the column rather than scrolling sideways (a reader misses what is off
    screen); code keeps its lines */
-div.cell_output div.output.stream pre, div.cell_output div.output.text_plain pre {
+div.cell_output div.output.stream pre, div.cell_output div.output.stderr pre,
+div.cell_output div.output.text_plain pre {
   white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output table.dataframe { font-size: 0.85em; }
 /* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above
