@@ -48,6 +48,11 @@ KNOWN = {
         "paper-scale comparison re-run to follow a change of the helper",
     ("15_pipelines", "legible", 'fig = plot_figures_1_2({"ours k=5"'):
         "the paper-scale comparison (slow cells) feeds it",
+    ("54_objpert", "legible", "plot_prediction(full)"):
+        "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
+        "(the paper-scale prediction runs)",
+    ("54_objpert", "legible", "plot_prediction(full_1000, p=1000)"):
+        "as above, the p = 1000 run",
     ("53_bss_experiments", "legible", 'plot_recovery({f"p = {p}, s = 5, SNR 5, eps = 1"'):
         "plot_recovery draws the default run 15 in wide; its other calls are slow cells of the "
         "chapter, re-run together with a change of the helper",
