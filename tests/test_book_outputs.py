@@ -48,6 +48,10 @@ KNOWN = {
         "paper-scale comparison re-run to follow a change of the helper",
     ("15_pipelines", "legible", 'fig = plot_figures_1_2({"ours k=5"'):
         "the paper-scale comparison (slow cells) feeds it",
+    ("14_boosted_adassp", "legible", 'ax.set_title(f"{name} features, T = 100, d = 20"'):
+        "8 pt labels 11 in wide; re-running the sweep it draws (seeded) gave other medians than "
+        "the saved table beside it, so it can only be redrawn with that table and the prose "
+        "that quotes it",
     ("54_objpert", "legible", "plot_prediction(full)"):
         "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
         "(the paper-scale prediction runs)",
@@ -135,8 +139,7 @@ def helpers(chapters=NOTEBOOKS) -> dict:
 def smallest_label_px(src: str, png_b64: str, funcs: dict) -> float:
     """On-screen height in px of the smallest label the drawing code asks for: the sizes in the
     cell and in the helpers it calls (one level), matplotlib's default otherwise."""
-    code = src + "".join(funcs[n] for n in set(re.findall(r"\b(\w+)\(", src)) if n in funcs
-                         and not src.lstrip().startswith(("def " + n, "#| export")))
+    code = src + "".join(funcs[n] for n in set(re.findall(r"\b(\w+)\(", src)) if n in funcs)
     sizes = [float(v) for v in _SIZE.findall(code)] + [DEFAULT_PT]
     width, dpi = _png_size(png_b64)
     return min(sizes) * dpi / 72 * min(1.0, COLUMN_PX / width)
