@@ -79,6 +79,10 @@ def test_the_book_numbers_every_figure(chapter, tmp_path):
     "The processed chapter (what Sphinx reads) gives every image a named, captioned figure."
     out = process_notebook(ROOT / "nbs" / f"{chapter}.ipynb", tmp_path / "x.ipynb")
     cells = json.loads(out.read_text(encoding="utf-8"))["cells"]
+    # MyST-NB skips a code cell whose source is empty, with its outputs: a figure or table split
+    # off a captioned cell would vanish from the page
+    assert all("".join(c["source"]).strip() for c in cells
+               if c["cell_type"] == "code" and c.get("outputs")), "an output cell without source"
     figs = [c for c in cells if c["cell_type"] == "code" and any(
         k.startswith("image/") for o in c.get("outputs", []) for k in o.get("data", {}))]
     assert figs, f"{chapter} has no figure: take it off the list"
