@@ -1189,9 +1189,7 @@ def plot_section6(dp: dict, ga: dict, title: str = ""):
         The figure.
     """
     import matplotlib.pyplot as plt
-    fig, axs = plt.subplots(2, 2, figsize=(7.8, 6.6))  # the column's width: two rows
-    ax = [axs[0, 0], axs[0, 1], axs[1, 0]]
-    axs[1, 1].axis("off")
+    fig, ax = plt.subplots(1, 3, figsize=(14, 3.8))
     e = dp["errors"]; eps = dp["epsilons"]
     mean = np.array([np.nanmean(e[x]) for x in eps])
     sd = np.array([np.nanstd(e[x], ddof=1) for x in eps])
@@ -1225,9 +1223,9 @@ def plot_section6(dp: dict, ga: dict, title: str = ""):
     )
     tw = ax[1].twinx()
     tw.semilogx(sg, ada, color="grey", ls="--", lw=1)
-    tw.set_ylabel("AdaBoost error (%), dashed", color="grey", fontsize=9)
-    ax[1].set_ylabel(r"$\Delta$ error: RadoBoost $-$ AdaBoost", fontsize=9)
-    ax[2].set_ylabel("$\\Delta$ error: median-prudential\n$-$ strong/random", fontsize=9)
+    tw.set_ylabel("AdaBoost error (%), dashed", color="grey")
+    ax[1].set_ylabel(r"$\Delta$ error: RadoBoost $-$ AdaBoost")
+    ax[2].set_ylabel(r"$\Delta$ error: median-prudential $-$ strong/random")
     for a in ax[1:]:
         a.axhline(0, color="k", lw=0.5)
         a.set_xlabel(r"Gaussian noise $\varsigma$")

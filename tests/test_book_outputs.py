@@ -52,6 +52,11 @@ KNOWN = {
         "8 pt labels 11 in wide; re-running the sweep it draws (seeded) gave other medians than "
         "the saved table beside it, so it can only be redrawn with that table and the prose "
         "that quotes it",
+    ("32_dprados", "legible", "fig = plot_section6("):
+        "plot_section6 draws Table 2's three panels 14 in wide with 7 pt legends; its slow call "
+        "(10 folds on Abalone and Magic, about 6 min) must be re-run with a change of the helper",
+    ("32_dprados", "legible", "fig = plot_section6(dpf, gaf"):
+        "as above: the slow full run",
     ("54_objpert", "legible", "plot_prediction(full)"):
         "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
         "(the paper-scale prediction runs)",
