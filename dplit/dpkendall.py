@@ -811,13 +811,11 @@ def plot_comparison(results: dict, title: str = ""):
     matplotlib.figure.Figure
         The figure.
     """
-    from dplit.book import method_style  # the book's one look per method
-
-    fig, axes = plt.subplots(2, len(results), figsize=(2.6 * len(results), 5.2), squeeze=False)
+    fig, axes = plt.subplots(2, len(results), figsize=(3.6 * len(results), 5.6), squeeze=False)
     for c, (name, r) in enumerate(results.items()):
-        for meth in ("DPKendall", "SubLasso"):
-            axes[0, c].semilogx(r["epsilons"], r[meth]["overlap"], **method_style(meth))
-            axes[1, c].semilogx(r["epsilons"], r[meth]["r2"], **method_style(meth))
+        for meth, mk in (("DPKendall", "o-"), ("SubLasso", "s--")):
+            axes[0, c].semilogx(r["epsilons"], r[meth]["overlap"], mk, label=meth)
+            axes[1, c].semilogx(r["epsilons"], r[meth]["r2"], mk, label=meth)
         axes[1, c].axhline(r["r2_reference"], color="k", lw=1, label="non-private Kendall top-k")
         axes[1, c].axhline(r["r2_all"], color="gray", ls=":", lw=1, label="OLS on all features")
         axes[0, c].set_title(name)

