@@ -625,7 +625,9 @@ def _captioned(c: dict, opts: dict) -> list[dict]:
         if not _is_image(o) and len(res) > 1 and not _is_image(res[-1]["outputs"][0]):
             res[-1]["outputs"].append(o)  # a table or text after a figure: one cell for the run
             continue
-        res.append({"cell_type": "code", "execution_count": None, "source": "",
+        # a source MyST-NB keeps: it skips a code cell whose source is empty, outputs and all
+        res.append({"cell_type": "code", "execution_count": None,
+                    "source": "# the output of the cell above, continued",
                     "metadata": {"tags": ["remove-input"]}, "outputs": [o]})
     figs = [x for x in res if any(map(_is_image, x["outputs"]))]
     for k, x in enumerate(figs, 1):
@@ -857,7 +859,8 @@ div.api-entry li > p { margin: 0; }
 div.cell_output pre { white-space: pre; overflow-x: auto; }
 /* printed text wraps inside the column rather than scrolling sideways (a reader misses what is off
    screen); code keeps its lines */
-div.cell_output div.output.stream pre, div.cell_output div.output.text_plain pre {
+div.cell_output div.output.stream pre, div.cell_output div.output.stderr pre,
+div.cell_output div.output.text_plain pre {
   white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output table.dataframe { font-size: 0.85em; }
 /* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above

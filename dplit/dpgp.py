@@ -2396,7 +2396,7 @@ def plot_calibration(res: dict):
     """
     import matplotlib.pyplot as plt
     S, Al = len(res["sigmas"]), len(res["alphas"])
-    fig, axes = plt.subplots(S, Al, figsize=(2.6 * Al, 2.1 * S), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(S, Al, figsize=(1.95 * Al, 1.9 * S), sharex=True, squeeze=False)
     n = res["dpgp"].shape[0]
     for i in range(S):
         for j in range(Al):
@@ -2423,6 +2423,7 @@ def plot_calibration(res: dict):
             ax.set_xscale("log")
             if i == 0: ax.set_title(rf"$\alpha$ = {res['alphas'][j]:g}", fontsize=9)
             if j == 0: ax.set_ylabel(rf"$\sigma$ = {res['sigmas'][i]:g}" + "\ncoverage", fontsize=9)
+            ax.tick_params(labelsize=8)
             if i == S - 1: ax.set_xlabel(r"$\epsilon$")
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()

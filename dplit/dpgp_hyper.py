@@ -816,7 +816,7 @@ def plot_hyperparameters(res: dict):
     """
     import matplotlib.pyplot as plt
     E = len(res["epsilons"])
-    fig, axes = plt.subplots(1, E, figsize=(3.1 * E, 2.9), squeeze=False)
+    fig, axes = plt.subplots(1, E, figsize=(1.95 * E, 2.4), squeeze=False)
     for k, ax in enumerate(axes[0]):
         P = res["counts"][k] / res["n_repeats"]
         ax.imshow(P, vmin=0, vmax=1, cmap="Blues")
@@ -827,6 +827,7 @@ def plot_hyperparameters(res: dict):
         ax.set_yticks(range(len(res["sigmas"])), [f"{s:.2g}" for s in res["sigmas"]])
         ax.set_xlabel(r"$\ell$"); ax.set_title(rf"$\epsilon_{{tot}}$ = {res['epsilons'][k]:g}")
         if k == 0: ax.set_ylabel(r"$\sigma$")
+        ax.tick_params(labelsize=8)
     fig.tight_layout()
     return fig
 

@@ -1,11 +1,13 @@
 """Numbers in the prose come from the outputs on the same page (issue 40).
 
-Every number the Markdown of a chapter quotes *as a measurement* — with a unit ("391.8 s", "18.6 ms",
-"5.8%", "1,480 s wall"), as a ratio ("×1.81", "7.4x") or right after a method's name ("mistakes 0.57/0.97",
-"Samp-Agg 0.11") — must appear in that chapter's saved outputs (stream text, text/plain, HTML and
-Markdown outputs, MyST-NB `glue` values included), to the precision the prose quotes it: the prose's
-"0.02" matches an output 0.020 or 0.0196, not 0.010. The front page (whose text becomes the README)
-quotes the chapters, so its numbers are looked up in every chapter's outputs.
+Every number the Markdown of a chapter quotes *as a measurement* — with a unit ("391.8 s",
+"18.6 ms", "5.8%", "1,480 s wall"), as a ratio ("×1.81", "7.4x"), right after a method's name
+("mistakes 0.57/0.97", "Samp-Agg 0.11") or after a measure named bare ("R² 0.849", "test R^2 of
+about 0.43", "accuracy 0.746", "coverage 0.738") — must appear in that chapter's saved outputs
+(stream text, text/plain, HTML and Markdown outputs, MyST-NB `glue` values included), to the
+precision the prose quotes it: the prose's "0.02" matches an output 0.020 or 0.0196, not 0.010.
+The front page (whose text becomes the README) quotes the chapters, so its numbers are looked up
+in every chapter's outputs.
 
 Numbers that are legitimately not outputs — constants of the papers, parameters the prose states as
 inputs, quantities derived in the text — are listed, with the reason, in `book_numbers_allow.txt`
@@ -35,12 +37,18 @@ METHODS = ("mistakes", "top-R", "MCMC", "Samp-Agg", "oracle", "DP-SIS", "two-sta
            "K-Tukey", "L-Tukey", "K-BAS", "L-BAS", "BAS", "Tukey", "NonDP", "DPKendall",
            "SubLasso", "RadoBoost", "AdaBoost", "IHT")
 _SEQ = _NUM[:-len(r"(?![\w])")] + r"(?:\s*[/–-]\s*" + _NUM[:-len(r"(?![\w])")] + r")*"
+# a measure quoted bare (issue 40): its name, a few linking words, then the number(s)
+_MEASURE = r"(?<![\w-])(R²|R\^2|R2|accuracy|accuracies|coverage|coverages)(?![\w^])"
+_LINKS = (r"(?:'s)?(?:\s+(?:is|was|were|are|of|about|around|near|only|just|at|from|to|then|"
+          r"still|stays|reaches|falls|drops|rises|here|median|mean|least|most)\b|\s*[(:=≈~]){0,3}")
+_MORE_NUMS = r"(?:\s*(?:,|and|to|against|vs\.?|or)\s*[-−]?" + _SEQ + r")*"
 
 
 def _strip(md: str) -> str:
     "Markdown without code fences, inline code, display and inline maths, links' targets and HTML."
     md = re.sub(r"^(```|~~~).*?^\1", " ", md, flags=re.S | re.M)
     md = re.sub(r"([Tt]op-)\$R\$", r"\1R", md)  # a method's name, not maths
+    md = re.sub(r"\$R\^\{?2\}?\$", "R²", md)  # the name of a measure, not maths
     md = re.sub(r"`[^`]*`", " ", md)
     md = re.sub(r"\$\$.*?\$\$", " ", md, flags=re.S)
     md = re.sub(r"(?<!\\)\$[^$]*\$", " ", md)
@@ -83,6 +91,12 @@ def prose_claims(md: str) -> list[tuple[str, str, float, int, float]]:
     for m in re.finditer(r"(?<![\w-])(?:" + names + r")(?:'s)?:?\s" + _SEQ, text, flags=re.I):
         for t in re.findall(_NUM, m.group(0).split(None, 1)[1] if " " in m.group(0) else ""):
             if "." in t:  # integers after a name are counts or sizes ("top-R 2 swaps")
+                out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
+    # a bare measure: "R² 0.849", "test R^2 of about 0.43", "accuracy 0.746", "coverage 0.738 and
+    # 0.877" (the number a reader takes for a result even without a unit or a method's name)
+    for m in re.finditer(_MEASURE + _LINKS + r"\s*[-−]?" + _SEQ + _MORE_NUMS, text):
+        for t in re.findall(_NUM, m.group(0)[len(m.group(1)):]):
+            if "." in t:  # "R² > 0", "coverage 2 of 3": integers are levels and counts
                 out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
     return out
 
@@ -236,14 +250,43 @@ def test_planted_mismatch_is_caught():
     assert unmatched(_nb("Samp-Agg 0/0.02 at n = 4000/8000", out)) == [("Samp-Agg 0/0.02", "0.02")]
     assert unmatched(_nb("Lemma 9.5 needs 429 models (×1.72).", out)) == [("×1.72", "1.72")]
     assert unmatched(_nb("Top-$R$ 0.51 at $n=2000$", out)) == [("Top-R 0.51", "0.51")]
-    # chapter 60's cost ratios are in floors (one pass of the non-private Gram): 1.81 is shown, 9.99 not
-    assert unmatched(_nb("AdaSSP costs 9.99 floors, the floor 1.81 floors", out)) == [("9.99 floors", "9.99")]
+    # chapter 60's cost ratios are in floors (one pass of the non-private Gram): 1.81 is shown,
+    # 9.99 not
+    assert unmatched(_nb("AdaSSP costs 9.99 floors, the floor 1.81 floors", out)) == [
+        ("9.99 floors", "9.99")]
     # the corrected sentences pass: rounding to the quoted precision, thousands, %, ms <-> s
     good = ("391.8 s; 18.6 ms per support; Samp-Agg 0.000/0.010; ×1.81 and 1.81×; "
             "1,480 s wall; 5.8% of its draws; 0.39 ms")
     assert unmatched(_nb(good, out + "0.00039\n")) == []
     # maths, inline code and fences are not read
     assert unmatched(_nb("$t = 90 s$ and `sleep(90 s)`\n```\n77 s\n```\n", out)) == []
+
+
+def test_bare_measures_are_read():
+    "R², accuracy and coverage quoted without a unit or a method's name are claims too."
+    out = "test R^2 0.849\nmean coverage 0.7381\naccuracy 0.746 +- 0.004\n"
+    assert unmatched(_nb("held-out $R^2$ of 0.85, accuracy 0.75 and coverage 0.738", out)) == []
+    assert unmatched(_nb("a test $R^2$ of about 0.86", out)) == [("R² of about 0.86", "0.86")]
+    assert unmatched(_nb("accuracy: 0.746 against 0.79", out)) == [
+        ("accuracy: 0.746 against 0.79", "0.79")]
+    assert unmatched(_nb("coverage is at least 0.74, R^2 = 0.5", out)) == [("R^2 = 0.5", "0.5")]
+    # levels, counts and formulas are not results: "R² > 0", "coverage 90%" is a unit's rule
+    assert unmatched(_nb("R² > 0 on 3 tables; coverage 2 of 3; $R^2 = 0.5$ in a proof", out)) == []
+
+
+@pytest.mark.parametrize("chapter, true, planted", [
+    ("nbs/70_inference.ipynb", "(coverage 0.738)", "(coverage 0.748)"),
+    ("nbs/19_head_to_head.ipynb", "$R^2$ 0.002", "$R^2$ 0.00271"),
+])
+def test_planted_mismatch_in_a_chapter_is_caught(chapter, true, planted):
+    "One bare number changed in a real chapter's prose fails; the chapter as written passes."
+    cells = json.loads(json.dumps(_book()["cells"][chapter]))
+    md = [c for c in cells if c["cell_type"] == "markdown" and true in "".join(c["source"])]
+    assert len(md) == 1, f"{true!r} is no longer in {chapter}: choose another quote"
+    before = unmatched(cells)
+    md[0]["source"] = "".join(md[0]["source"]).replace(true, planted)
+    new = [b for b in unmatched(cells) if b not in before]
+    assert len(new) == 1 and new[0][1] in planted, new
 
 
 def test_front_page_numbers_are_looked_up_in_the_chapters():
