@@ -503,6 +503,8 @@ def exact_boosted_adassp(
         X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
     if ridge not in RIDGE_RULES:
         raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {ridge!r}")
+    if not isinstance(keep_quantised, (bool, np.bool_)):
+        raise TypeError(f"keep_quantised must be a bool, got {type(keep_quantised).__name__}")
     b = bas_budget(epsilon, delta, n_rounds, shares, clip_x, clip_r)
     clip_x, clip_r = float(clip_x), float(clip_r)
     stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, n_rounds > 1, keep_quantised)

@@ -619,11 +619,11 @@ def _pair_exact(variants, grid: int = 801) -> dict:
     return out
 
 
-@register_audit("logistic_gaussian_saturated", "objective perturbation for logistic regression, "
+@register_audit("logistic_gauss_saturated", "objective perturbation for logistic regression, "
                 "Gaussian noise, two coefficients, (eps = 3, delta = 1e-5), C = 0.5, on a pair "
                 "whose gradient change nears its bound 2",
                 "Kifer, Smith & Thakurta (2012), Algorithm 1; this chapter's calibration")
-def _audit_logistic_gaussian_saturated(full: bool = False) -> AuditCase:
+def _audit_logistic_gauss_saturated(full: bool = False) -> AuditCase:
     S = AUDIT_GAUSS
     cal = logistic_calibration(S["epsilon"], S["delta"], C=S["C"])
     variants = ("correct", "half_noise")
