@@ -286,8 +286,14 @@ def _theta_grid(theta_q) -> tuple:
         raise ValueError("the round's coefficients are not finite")
     if a == 0.0:
         return np.zeros(len(theta_q), np.int64), 1.0
-    k = min(1000, max(-1000, math.floor(math.log2(2.0**52 / (QMAX * a)))))
-    return np.rint(np.ldexp(theta_q, k)).astype(np.int64), math.ldexp(1.0, -k)
+    # log2(2^52 / (QMAX a)) as a difference: the quotient overflows for a subnormal a and
+    # vanishes above ~1e303
+    k = min(1000, max(-1000, math.floor(52 - math.log2(QMAX) - math.log2(a))))
+    t = np.rint(np.ldexp(theta_q, k))
+    if QMAX * np.abs(t).sum() >= 2.0**53:  # the logs rounded across an integer: one step down
+        k -= 1
+        t = np.rint(np.ldexp(theta_q, k))
+    return t.astype(np.int64), math.ldexp(1.0, -k)
 
 
 def _gradient_on(Q, y, clip_r, theta_q) -> np.ndarray:

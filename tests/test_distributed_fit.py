@@ -246,3 +246,14 @@ def test_bss_statistics_exact_and_refusals():
         bss_statistics(da.from_array(X, chunks=(333, -1)), da.from_array(y, chunks=333))
     with pytest.raises(ValueError, match="rows"):
         bss_statistics(da.from_array(X, chunks=(333, -1)), da.from_array(y[:-1], chunks=333))
+
+
+@pytest.mark.parametrize("theta", [[1e-320], [3e-318, 0.0, -1e-319], [1e305, -2e304],
+                                   [0.3, -1.7, 2.0]])
+def test_theta_grid_at_the_extremes(theta):
+    """The grid of a round's coefficients for sums of |theta| from subnormal to ~1e305 (once an
+    OverflowError or a math domain error): a prediction q . t stays below 2^53 in magnitude (Python
+    integers, the exactness condition), and t 2^-k is within half a grid step of theta."""
+    t, scale = _theta_grid(np.array(theta))
+    assert QMAX * sum(abs(int(v)) for v in t) < 2**53
+    assert all(abs(int(v) * scale - th) <= scale / 2 for v, th in zip(t, theta))

@@ -170,3 +170,24 @@ def test_fit_time_6000_by_8():
             DPLogisticRegression(data_norm=4.0, random_state=seed).fit(X, y)
         times.append(time.perf_counter() - t0)
     assert np.median(times) < 1.0
+
+
+@pytest.mark.parametrize("variant", ["correct", "half_noise"])
+def test_saturated_audit_release_solves_the_first_order_condition(variant):
+    """The Gaussian saturated audit's release (`_pair_release`: a reduced solve in p and w2) zeroes
+    the objective's gradient plus the noise, computed by the generic weighted formula on both data
+    sets. Terms are at most m sigmoid(w2) + |b| ~ 100, so rounding leaves ~1e-13, and the solver's
+    last steps (1e-13 in w2, 1e-15 in p) times slopes below 70 add < 1e-11: tolerance 1e-10. A
+    release whose first coefficient is off by 1e-8 misses by kappa 1e-8 = 2e-8 (the mutant)."""
+    from dplit.logistic import (AUDIT_GAUSS, _mutate, _pair_release, _weighted_grad_hess,
+                                gaussian_audit_pair)
+    S = AUDIT_GAUSS
+    cal = _mutate(logistic_calibration(S["epsilon"], S["delta"], C=S["C"]), variant)
+    B = cal["sigma"] * np.random.default_rng(11).standard_normal((20_000, 2))
+    B[:100] *= 4                                         # the tails the audit's events sit in
+    for data in gaussian_audit_pair():
+        W = _pair_release(data, cal, B)
+        g = _weighted_grad_hess(W, data, cal["kappa"])[0]
+        assert np.abs(g + B).max() <= 1e-10
+        g_bad = _weighted_grad_hess(W + [1e-8, 0.0], data, cal["kappa"])[0]
+        assert np.abs(g_bad + B).max() > 1e-8
