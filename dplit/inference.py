@@ -269,6 +269,12 @@ def _check_ssp_params(epsilon, delta, clip_x, clip_y):
     check_delta(delta, positive=True)
     check_positive(clip_x, "clip_x")
     check_positive(clip_y, "clip_y")
+    try:  # the sensitivity grows as the 4th power of the bounds: refuse its overflow here
+        ok = math.isfinite(ssp_sensitivity(clip_x, clip_y))
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise ValueError("clip_x, clip_y: too large, the Gram matrix's sensitivity overflows")
 
 
 def _ssp_spend(epsilon, delta) -> PrivacySpend:

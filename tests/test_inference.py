@@ -135,3 +135,14 @@ def test_test_inversion_set_covers_at_any_slope(n, eps, slope):
     assert cover.min() >= 0.9 - 3 * math.sqrt(0.09 / R), cover
     if n == 3000:   # s ~ 1e2 against G_11 ~ 1e3: the set must be bounded to mean anything
         assert np.isinf(ci[..., 1]).mean() < 0.5
+
+
+@pytest.mark.parametrize("bad", [dict(clip_x=1e308), dict(clip_y=1e200), dict(clip_x=1e80)])
+def test_ssp_bounds_whose_sensitivity_overflows_are_refused_before_the_charge(bad):
+    "The sensitivity grows as the bounds' 4th power: an overflow is refused with 0 charges."
+    from dplit import BudgetAccountant
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    acc = BudgetAccountant(1.0, 1e-5)
+    with pytest.raises(ValueError, match="clip_x, clip_y: too large"):
+        SSPRegressor(accountant=acc, **bad).fit(X, X[:, 0])
+    assert acc.ledger == []
