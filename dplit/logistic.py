@@ -80,8 +80,9 @@ def logistic_calibration(epsilon, delta=0.0, *, C=1.0, method="objective") -> di
             eps_j, extra = eps / 2, c / math.expm1(eps / 2) - lam
         eps_n = eps - eps_j
         a = math.sqrt(2 * math.log(1 / dlt))
+        den = math.sqrt(a * a + 2 * eps_n) - a       # 0 for a tiny eps_n: refused below
         out = dict(kappa=lam + extra, extra=extra, noise="gauss",
-                   sigma=2.0 / (math.sqrt(a * a + 2 * eps_n) - a), eps_noise=eps_n, eps_jac=eps_j)
+                   sigma=2.0 / den if den > 0 else math.inf, eps_noise=eps_n, eps_jac=eps_j)
     if not all(math.isfinite(v) for v in out.values() if isinstance(v, float)):
         raise ValueError("epsilon, delta, C: the calibration overflows")
     return out

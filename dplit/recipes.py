@@ -301,8 +301,11 @@ class _RecipeBase(BaseEstimator):
             raise TypeError(f"{name} must hold real numbers, got {bounds!r}")
         b = np.asarray(bounds, dtype=float) if np.ndim(bounds) == 2 else np.tile(
             np.asarray(bounds, dtype=float), (d, 1))
-        if b.shape != (d, 2) or not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
-            raise ValueError(f"{name} must hold {d} finite pairs (low < high)")
+        with np.errstate(over="ignore"):  # a width of inf (e.g. -1e308, 1e308) is refused
+            ok = b.shape == (d, 2) and np.all(np.isfinite(b)) and np.all(b[:, 0] < b[:, 1]) \
+                and np.all(np.isfinite(b[:, 1] - b[:, 0]))
+        if not ok:
+            raise ValueError(f"{name} must hold {d} finite pairs (low < high, finite width)")
         return [tuple(r) for r in b]
 
     def _xy(self, X, y, **kw):

@@ -216,3 +216,22 @@ def test_classifier_spend_names_the_release_it_chose():
     assert m.spend_.delta == 0.0 and m.classifier_.delta == 0.0
     assert m.classifier_.C == choice["C"] and m.classifier_.epsilon == pytest.approx(
         (1 - rule["x_share"]) * 1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("est, which", [
+    (lambda acc: RecipeRegressor(bounds=(-1e308, 1e308), y_bounds=(-5, 5), accountant=acc), "bounds"),
+    (lambda acc: RecipeRegressor(bounds=(-5, 5), y_bounds=(-1e308, 1e308), accountant=acc),
+     "y_bounds"),
+    (lambda acc: RecipeClassifier(bounds=(-1e308, 1e308), accountant=acc), "bounds"),
+    (lambda acc: RecipeClassifier(bounds=(-5, 5), epsilon=1e-300, accountant=acc), "calibration"),
+])
+def test_absurd_bounds_and_budgets_refused_before_the_charge(est, which):
+    "A width that overflows, or a noise scale that does, is a clear ValueError with 0 charges."
+    from dplit import BudgetAccountant
+    g = np.random.default_rng(0)
+    X = g.normal(size=(200, 3))
+    y = X[:, 0] if which != "calibration" and "Regressor" in repr(est(None)) else (X[:, 0] > 0) * 1
+    acc = BudgetAccountant(10.0, 1e-3)
+    with pytest.raises(ValueError, match=which):
+        est(acc).fit(X, y)
+    assert acc.ledger == []
