@@ -707,11 +707,30 @@ def coverage_verdict(df: pd.DataFrame, method: str, snr_min: float = 0.0) -> pd.
     return d[d.snr >= snr_min]
 
 
+def confirm_low_cells(ver: pd.DataFrame, R: int, B: int, rng=None,
+                      margin: float = 0.015) -> pd.DataFrame:
+    """Stage two of the coverage test: every cell of `ver` (rows of `coverage_verdict`) whose
+    screened coverage is below level - margin is re-run on fresh seeds with R data sets; it is
+    really low if the confirmed coverage is still below level - margin."""
+    key = ["method", "d", "epsilon", "n", "level", "coef"]
+    low = ver[ver.coverage < ver.level - margin].set_index(key)
+    settings = sorted({(n, d - 1, e) for _, d, e, n, *_ in low.index})
+    fresh = (coverage_grid(settings, R, B, rng).set_index(key).loc[low.index] if settings
+             else pd.DataFrame({"coverage": []}, index=low.index))
+    se = np.sqrt(fresh.coverage * (1 - fresh.coverage) / R)
+    level = low.index.get_level_values("level")
+    return pd.DataFrame({"screen": low.coverage, "confirm R": R, "confirm": fresh.coverage,
+                         "SE": se, "(confirm - level) / SE": (fresh.coverage - level) / se,
+                         "really low": fresh.coverage < level - margin})
+
+
 @register_check("inference_coverage",
                 "the intervals SSPRegressor ships (bootstrap and Wald, each replaced by the "
                 "test-inversion set where the released Gram is below the noise floor) cover each "
                 "coefficient at least at its nominal level (90%, 95%) minus 1.5 pp + 3 binomial "
-                "SE in every setting of a grid of (n, epsilon, d), small n and epsilon included; "
+                "SE in every setting of a reduced grid of (n, epsilon, d), small n and epsilon "
+                "included (full: the 2,000-set grid is a screen, every cell below nominal - "
+                "1.5 pp is re-run on fresh seeds with 20,000 sets and must be within 1.5 pp); "
                 "the naive interval and the bootstrap without the fallback are rejected",
                 "Ferrando, Wang & Sheldon (2022); Gleser & Hwang (1987); this chapter")
 def verify_inference_coverage(full: bool = False, rng=None) -> dict:
@@ -725,15 +744,23 @@ def verify_inference_coverage(full: bool = False, rng=None) -> dict:
           and not bool(v["bootstrap, no fallback"].ok.all()))
     below = {k: f"{int((~d.ok).sum())} of {len(d)} below (worst "
              f"{100 * (d.coverage - d.level).min():+.1f} pp)" for k, d in v.items()}
+    stage2 = ""
+    if full:                       # stage two: the screened cells below nominal - 1.5 pp
+        conf = confirm_low_cells(shipped, 20_000, B, rng)
+        ok = ok and not bool(conf["really low"].any())
+        stage2 = (f"; {len(conf)} cells below nominal - 1.5 pp re-run with R = 20000: "
+                  f"{int(conf['really low'].sum())} still below")
     return dict(
         measured=f"{len(shipped)} (setting, level, coefficient, method) cells of the shipped "
         f"intervals, R = {R}, B = {B}: worst coverage - nominal {100 * worst:+.1f} pp, "
         f"{int((~shipped.ok).sum())} below tolerance, most unbounded "
         f"{shipped.unbounded.max():.2f} of the intervals in a cell; bootstrap without the "
-        f"fallback: {below['bootstrap, no fallback']}; naive: {below['naive']}",
+        f"fallback: {below['bootstrap, no fallback']}; naive: {below['naive']}{stage2}",
         tolerance=f"coverage >= nominal - (1.5 pp + 3 SE); SE at R = {R}: "
         f"{100 * math.sqrt(0.95 * 0.05 / R):.2f} pp (95%), "
-        f"{100 * math.sqrt(0.09 / R):.2f} pp (90%)",
+        f"{100 * math.sqrt(0.09 / R):.2f} pp (90%)" + (
+            "; confirmed coverage >= nominal - 1.5 pp (SE 0.21 pp at 90%, R = 20000)"
+            if full else ""),
         passed=ok)
 
 
