@@ -146,3 +146,42 @@ def test_ssp_bounds_whose_sensitivity_overflows_are_refused_before_the_charge(ba
     with pytest.raises(ValueError, match="clip_x, clip_y: too large"):
         SSPRegressor(accountant=acc, **bad).fit(X, X[:, 0])
     assert acc.ledger == []
+
+
+def _narrowed(real, factor):
+    "The shipped intervals (not the naive one) shrunk to `factor` of their width about the centre."
+    def narrow(M, noise_sd, alpha, method="bootstrap", draws=None, D=None):
+        ci = real(M, noise_sd, alpha, method, draws, D)
+        if method == "naive":
+            return ci
+        half = (ci[..., 1] - ci[..., 0]) / 2
+        fin = np.isfinite(half)          # unbounded sets stay unbounded
+        mid = np.where(fin, ci[..., 0], 0.0) + np.where(fin, half, 0.0)
+        return np.where(fin[..., None], np.stack([mid - factor * half, mid + factor * half], -1),
+                        ci)
+    return narrow
+
+
+def test_coverage_check_catches_a_planted_narrow_interval(monkeypatch):
+    """`inference_coverage` as `dplit verify` runs it (reduced grid) fails when the shipped
+    intervals are 20% narrower. A Gaussian interval shrunk to 0.8 of its width covers
+    2 Phi(0.8 z) - 1: 0.812 at 90%, 0.883 at 95%, that is 8.8 and 6.7 points low, beyond the
+    check's tolerance 1.5 pp + 3 SE at R = 400 (6.0 and 4.8 points) in each of its 12 cells
+    whose intervals are mostly finite (at most 6% unbounded in the full grid)."""
+    import dplit.inference as inf
+    monkeypatch.setattr(inf, "ssp_intervals", _narrowed(inf.ssp_intervals, 0.8))
+    rec = inf.verify_inference_coverage(full=False, rng=1)
+    assert not rec.passed, rec.measured
+
+
+def test_stage_two_confirms_a_planted_low_cell(monkeypatch):
+    """The confirmatory stage re-runs a screened cell on fresh seeds and flags it when it is
+    really low: the 20% narrower interval covers about 0.81 at 90% (above), 7 binomial SE
+    (R = 1000) below the 0.885 threshold."""
+    import pandas as pd
+    import dplit.inference as inf
+    monkeypatch.setattr(inf, "ssp_intervals", _narrowed(inf.ssp_intervals, 0.8))
+    ver = pd.DataFrame(dict(method=["ours (bootstrap)"], d=[2], epsilon=[3.0], n=[3000],
+                            level=[0.9], coef=[1], coverage=[0.87]))
+    conf = inf.confirm_low_cells(ver, R=1000, B=100, rng=2)
+    assert len(conf) == 1 and bool(conf["really low"].iloc[0]), conf
