@@ -39,7 +39,8 @@ def logistic_calibration(epsilon, delta=0.0, *, C=1.0, method="objective") -> di
     epsilon : float
         Budget of the release ($> 0$).
     delta : float, default 0.0
-        0: pure $\varepsilon$ (Chaudhuri, Monteleoni & Sarwate 2011, Algorithms 1 and 2); in
+        0: pure $\varepsilon$ (Chaudhuri, Monteleoni & Sarwate 2011, Algorithms 1 and 2, with
+        this chapter's Jacobian share $\log(1 + C/4)$); in
         (0, 1): Gaussian noise (objective: this chapter's substitution calibration of Kifer, Smith
         & Thakurta 2012, Algorithm 1; output: the analytic Gaussian mechanism).
     C : float, default 1.0
@@ -67,22 +68,18 @@ def logistic_calibration(epsilon, delta=0.0, *, C=1.0, method="objective") -> di
             out.update(noise="norm", rate=eps / (2 * C))
         else:
             out.update(noise="gauss", sigma=analytic_gaussian_sigma(2 * C, eps, dlt))
-    elif dlt == 0:                               # CMS 2011, Algorithm 2
-        eps_p = eps - 2 * math.log1p(c * C)      # log(1 + 2c/(n L) + c^2/(n L)^2), nL = 1/C
-        extra = 0.0
-        if eps_p <= 0:
-            extra, eps_p = c / math.expm1(eps / 4) - lam, eps / 2
-        out = dict(kappa=lam + extra, extra=extra, noise="norm", rate=eps_p / 2,
-                   eps_noise=eps_p, eps_jac=eps - eps_p)
-    else:                                        # Gaussian, calibrated for substitution
-        eps_j, extra = math.log1p(c * C), 0.0
-        if eps_j > eps / 2:
+    else:                                        # objective perturbation, either noise
+        eps_j, extra = math.log1p(c * C), 0.0    # Jacobian: the single factor 1 + c / kappa
+        if eps_j > eps / 2:                      # at most half of epsilon: enlarge the ridge
             eps_j, extra = eps / 2, c / math.expm1(eps / 2) - lam
         eps_n = eps - eps_j
-        a = math.sqrt(2 * math.log(1 / dlt))
-        den = math.sqrt(a * a + 2 * eps_n) - a       # 0 for a tiny eps_n: refused below
-        out = dict(kappa=lam + extra, extra=extra, noise="gauss",
-                   sigma=2.0 / den if den > 0 else math.inf, eps_noise=eps_n, eps_jac=eps_j)
+        out = dict(kappa=lam + extra, extra=extra, eps_noise=eps_n, eps_jac=eps_j)
+        if dlt == 0:                             # CMS 2011, Algorithm 2's norm density
+            out.update(noise="norm", rate=eps_n / 2)
+        else:                                    # Gaussian, calibrated for substitution
+            a = math.sqrt(2 * math.log(1 / dlt))
+            den = math.sqrt(a * a + 2 * eps_n) - a   # 0 for a tiny eps_n: refused below
+            out.update(noise="gauss", sigma=2.0 / den if den > 0 else math.inf)
     if not all(math.isfinite(v) for v in out.values() if isinstance(v, float)):
         raise ValueError("epsilon, delta, C: the calibration overflows")
     return out

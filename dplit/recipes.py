@@ -142,8 +142,8 @@ RANGE_QUANTILE = 0.05  # X and y are clipped to their private (q, 1 - q) quantil
 N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
 N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
 X_N_GRID = 101        # the same for X's ranges
-CLS_X_SHARE = 0.1     # share of epsilon for X's private ranges (classification, every epsilon)
-JAC_SHARE = 0.2       # share of the model's epsilon the Jacobian term takes: it sets C
+CLS_X_SHARE = 0.3     # share of epsilon for X's private ranges (classification, every epsilon)
+JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C
 LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever adds less noise
 
 
@@ -186,8 +186,8 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
     r"""C and the noise of `DPLogisticRegression` from public quantities.
 
     C is set so that the Jacobian term of objective perturbation takes the share `jac_share` of
-    $\varepsilon$: $2\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (pure noise) or
-    $\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (Gaussian). With `noise="auto"`, the pure
+    $\varepsilon$: $\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (pure or Gaussian noise, the
+    same C). With `noise="auto"`, the pure
     release ($\delta = 0$) is used when its noise has the smaller expected squared norm in
     $k = d + 1$ dimensions (intercept included): $k(k+1)/\beta^2$ (a norm of law
     Gamma$(k, 1/\beta)$) against $k\sigma^2$.
@@ -220,10 +220,11 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
     if noise == "gauss" and dlt == 0:
         raise ValueError("noise='gauss' needs delta > 0")
     k = check_int(n_features, "n_features", low=1) + 1
-    pure = dict(C=4 * math.expm1(jac_share * eps / 2), delta=0.0)
+    C = 4 * math.expm1(jac_share * eps)  # log(1 + C / 4) = jac_share * eps, both noises
+    pure = dict(C=C, delta=0.0)
     if noise == "pure" or dlt == 0:
         return pure
-    gauss = dict(C=4 * math.expm1(jac_share * eps), delta=dlt)
+    gauss = dict(C=C, delta=dlt)
     if noise == "gauss":
         return gauss
     rate = logistic_calibration(eps, 0.0, C=pure["C"])["rate"]
@@ -838,7 +839,7 @@ TUNING_GRID["classification"].append(dict(jac_share=0.2, x_share=0.1, noise="aut
                                           x_n_grid=1001))
 
 
-def tune_rule(task: str, splits: int = 3, epsilons=(0.5, 1.0, 3.0)):
+def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
     "Every candidate of TUNING_GRID on the tuning tables: mean score per table and overall."
     import pandas as pd
     names = [n for n, (t, _, role) in HEAD_TO_HEAD_TABLES.items()

@@ -22,18 +22,21 @@ C4 = 0.25
 
 
 @pytest.mark.parametrize("eps, C", [(0.5, 1.0), (1.0, 1.0), (1.0, 10.0), (3.0, 0.2), (0.1, 100.0)])
-def test_pure_calibration_matches_cms(eps, C):
+def test_pure_calibration_matches_the_derivation(eps, C):
+    "CMS 2011, Algorithm 2 with the chapter's single-factor Jacobian bound 1 + c / kappa."
     cal = logistic_calibration(eps, 0.0, C=C)
-    eps_p = eps - math.log(1 + 2 * C4 * C + (C4 * C) ** 2)           # CMS 2011, Algorithm 2
-    if eps_p > 0:
-        assert cal["extra"] == 0.0 and math.isclose(cal["rate"], eps_p / 2, rel_tol=1e-12)
-    else:
+    eps_j = math.log1p(C4 * C)
+    if eps_j <= eps / 2:
+        assert cal["extra"] == 0.0 and math.isclose(cal["rate"], (eps - eps_j) / 2, rel_tol=1e-12)
+    else:  # the ridge is enlarged until the Jacobian takes half of epsilon
         kappa = cal["kappa"]
-        assert math.isclose(kappa, C4 / math.expm1(eps / 4), rel_tol=1e-12)
-        assert math.isclose(2 * math.log1p(C4 / kappa), eps / 2, rel_tol=1e-12)
+        assert math.isclose(kappa, C4 / math.expm1(eps / 2), rel_tol=1e-12)
+        assert math.isclose(math.log1p(C4 / kappa), eps / 2, rel_tol=1e-12)
         assert math.isclose(cal["rate"], eps / 4, rel_tol=1e-12)
-    # noise term 2 * rate plus the CMS Jacobian bound (1 + c / kappa)^2 is the whole budget
-    assert 2 * cal["rate"] + 2 * math.log1p(C4 / cal["kappa"]) <= eps * (1 + 1e-12)
+    # noise term 2 * rate plus the Jacobian bound log(1 + c / kappa) is the whole budget
+    assert math.isclose(2 * cal["rate"] + math.log1p(C4 / cal["kappa"]), eps, rel_tol=1e-12)
+    # and the share is smaller than Chaudhuri et al.'s printed (1 + c / kappa)^2 would need
+    assert 2 * cal["rate"] + 2 * math.log1p(C4 / cal["kappa"]) > eps
 
 
 @pytest.mark.parametrize("eps, delta, C", [(1.0, 1e-5, 1.0), (0.3, 1e-6, 1.0), (3.0, 1e-5, 50.0)])
