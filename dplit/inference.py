@@ -711,7 +711,9 @@ def confirm_low_cells(ver: pd.DataFrame, R: int, B: int, rng=None,
                       margin: float = 0.015) -> pd.DataFrame:
     """Stage two of the coverage test: every cell of `ver` (rows of `coverage_verdict`) whose
     screened coverage is below level - margin is re-run on fresh seeds with R data sets; it is
-    really low if the confirmed coverage is still below level - margin."""
+    really low if the confirmed coverage is still below level - margin. The seeds are fresh only
+    if `rng` is: the Generator that ran the screen (its next streams) or another seed, not the
+    screen's int seed again (that would replay the screen's streams)."""
     key = ["method", "d", "epsilon", "n", "level", "coef"]
     low = ver[ver.coverage < ver.level - margin].set_index(key)
     settings = sorted({(n, d - 1, e) for _, d, e, n, *_ in low.index})
@@ -722,6 +724,21 @@ def confirm_low_cells(ver: pd.DataFrame, R: int, B: int, rng=None,
     return pd.DataFrame({"screen": low.coverage, "confirm R": R, "confirm": fresh.coverage,
                          "SE": se, "(confirm - level) / SE": (fresh.coverage - level) / se,
                          "really low": fresh.coverage < level - margin})
+
+
+def two_stage_pass_probability(coverage: float, level: float, R1: int = 2000, R2: int = 20_000,
+                               margin: float = 0.015) -> float:
+    """Probability that a cell of true coverage `coverage` passes the two stages of
+    `verify_inference_coverage(full=True)`: the screen on R1 data sets fails it below level -
+    `mc_tolerance(level, R1)` and sends it to stage two below level - margin, where R2 fresh data
+    sets fail it below level - margin. Exact: the two coverages are independent binomial counts
+    over R1 and R2, compared with the thresholds as the check compares them."""
+    k1, k2 = np.arange(R1 + 1), np.arange(R2 + 1)
+    p1, p2 = stats.binom.pmf(k1, R1, coverage), stats.binom.pmf(k2, R2, coverage)
+    low = level - margin
+    screened, confirmed = k1 / R1, k2 / R2
+    sent = (screened >= level - mc_tolerance(level, R1)) & (screened < low)
+    return float(p1[screened >= low].sum() + p1[sent].sum() * p2[confirmed >= low].sum())
 
 
 @register_check("inference_coverage",

@@ -185,3 +185,23 @@ def test_stage_two_confirms_a_planted_low_cell(monkeypatch):
                             level=[0.9], coef=[1], coverage=[0.87]))
     conf = inf.confirm_low_cells(ver, R=1000, B=100, rng=2)
     assert len(conf) == 1 and bool(conf["really low"].iloc[0]), conf
+
+
+def test_two_stage_pass_probability_matches_the_two_stages_simulated():
+    """The exact pass probability of the full check's two stages against the two stages run on
+    simulated binomial counts (N = 400,000 replications: SE <= 0.0008, 5 SE allowed) at true
+    coverages where both stages matter; a formula without stage two (0.41 and 0.38 here) or
+    without the screen's tolerance would be off by more. Limits: about 1 at nominal, ~0 far
+    below."""
+    from dplit.inference import mc_tolerance, two_stage_pass_probability
+    g, N, R1, R2 = np.random.default_rng(8), 400_000, 2000, 20_000
+    for lv, c in ((0.9, 0.883), (0.95, 0.933)):
+        screen, confirm = g.binomial(R1, c, N) / R1, g.binomial(R2, c, N) / R2
+        low = lv - 0.015
+        passed = (screen >= lv - mc_tolerance(lv, R1)) & ((screen >= low) | (confirm >= low))
+        p = two_stage_pass_probability(c, lv, R1, R2)
+        assert abs(passed.mean() - p) <= 5 * math.sqrt(p * (1 - p) / N), (lv, c, passed.mean(), p)
+    assert two_stage_pass_probability(0.9, 0.9) > 0.999
+    # 5 points low: a pass needs the screen 4.4 SE above the truth (normal tail 5e-6) or the
+    # re-run 14 SE above it
+    assert two_stage_pass_probability(0.85, 0.9) < 1e-4
