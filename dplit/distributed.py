@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -21,8 +22,8 @@ from .boosted_adassp import (BASResult, RIDGE_RULES, _check_params, _smallest_ei
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'exact_boosted_adassp',
-           'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
+__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass', 'first_pass',
+           'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
 
 # %% ../nbs/60_distributed.ipynb #b888e27d
 QMAX = 2**15 - 1    # a quantised value is an integer of magnitude <= 2^15 - 1: 15 bits and a sign
@@ -427,6 +428,55 @@ def _passes(X, y, fit_intercept, clip_x, clip_r, rounds: bool, keep: bool = True
     r = dask.delayed(_round_part, pure=True)
     return stats, lambda th: dask.delayed(sum)([r(q, clip_r, th) for q in parts]).compute()
 
+
+class FirstPass(NamedTuple):
+    "The first pass's checked statistics (see `first_pass`)."
+    stats: dict
+    gradient: object  # theta_q -> a round's exact int64 gradient, or None (one round)
+    key: tuple        # (rounds, fit_intercept, clip_x, clip_r) it was computed for
+    dask: bool        # computed from a Dask collection
+
+
+def first_pass(X, y, n_rounds: int, fit_intercept: bool, clip_x: float, clip_r: float,
+               keep_quantised: bool = True) -> FirstPass:
+    """The exact statistics of (X, y) (one pass; with n_rounds > 1, also what the rounds read),
+    refused unless every value is finite and there are at least 2 rows.
+
+    Exact and deterministic, it draws nothing and spends nothing: a fit runs it before its charge,
+    so that bad data found only by reading the table (a NaN in a Dask frame) are refused with
+    nothing charged and nothing drawn.
+
+    Parameters
+    ----------
+    X, y : array-like or Dask collections
+        The data, already validated for schema (`fit_input`).
+    n_rounds : int
+        The fit's rounds $T$ (more than 1: the rounds' function is prepared too).
+    fit_intercept : bool
+        Whether the design has the intercept entry.
+    clip_x, clip_r : float
+        The public bounds (as in `block_statistics`).
+    keep_quantised : bool, default True
+        As in `exact_boosted_adassp`.
+
+    Returns
+    -------
+    FirstPass
+
+    Raises
+    ------
+    ValueError
+        Non-finite values, or fewer than 2 rows.
+    """
+    clip_x, clip_r, rounds = float(clip_x), float(clip_r), int(n_rounds) > 1
+    stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, rounds, keep_quantised)
+    if not stats["finite"]:
+        raise ValueError("X and y must be finite: NaN or infinity found")
+    if stats["n"] < 2:
+        raise ValueError("X must have at least 2 rows")
+    return FirstPass(stats, grad, (rounds, bool(fit_intercept), clip_x, clip_r),
+                     is_dask(X) or is_dask(y))
+
 # %% ../nbs/60_distributed.ipynb #7d139c72
 def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
     "Chapter 14's releases on the exact statistics; all noise drawn here (the calling process)."
@@ -452,7 +502,7 @@ def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
 def exact_boosted_adassp(
     X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: bool = True, ridge: str = "adassp",
     shares=(1 / 3, 1 / 3, 1 / 3), eta: float = 1.0, clip_x: float = 1.0, clip_r: float = 1.0,
-    rho: float = 0.05, rng=None, keep_quantised: bool = True,
+    rho: float = 0.05, rng=None, keep_quantised: bool = True, first: FirstPass | None = None,
 ) -> BASResult:
     r"""Boosted AdaSSP on exact quantised statistics, in memory or on Dask,
     $(\varepsilon,\delta)$-DP under add/remove (chapter 14's calibration: the quantised
@@ -489,6 +539,9 @@ def exact_boosted_adassp(
         for Dask) so that a round reads them instead of the table; False re-reads and
         re-quantises the table every round (for tables that do not fit the workers' memory). The
         release is the same either way.
+    first : FirstPass or None, default None
+        `first_pass` of these data with these n_rounds, fit_intercept and bounds, when the caller
+        ran it already (before its charge); X and y are then not read again for the statistics.
 
     Returns
     -------
@@ -502,8 +555,8 @@ def exact_boosted_adassp(
         Naming the parameter, for a bad parameter, non-numeric or misaligned data (before any
         pass), non-finite values or fewer than 2 rows (after the first pass, before any draw).
     """
-    dask_in = is_dask(X) or is_dask(y)
-    if dask_in:
+    dask_in = is_dask(X) or is_dask(y) or (first is not None and first.dask)
+    if dask_in or first is not None:
         _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
     else:
         X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
@@ -513,14 +566,14 @@ def exact_boosted_adassp(
         raise TypeError(f"keep_quantised must be a bool, got {type(keep_quantised).__name__}")
     b = bas_budget(epsilon, delta, n_rounds, shares, clip_x, clip_r)
     clip_x, clip_r = float(clip_x), float(clip_r)
-    stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, n_rounds > 1, keep_quantised)
-    if not stats["finite"]:
-        raise ValueError("X and y must be finite: NaN or infinity found")
-    if stats["n"] < 2:
-        raise ValueError("X must have at least 2 rows")
+    if first is None:
+        first = first_pass(X, y, n_rounds, fit_intercept, clip_x, clip_r, keep_quantised)
+    elif first.key != (n_rounds > 1, bool(fit_intercept), clip_x, clip_r):
+        raise ValueError("first: computed for other n_rounds, fit_intercept or bounds than this fit")
+    stats, grad = first.stats, first.gradient
     g = as_rng(rng)
     theta, lam, lam_tilde, min_eig = _release(stats, grad, b, ridge, rho, eta, clip_x, clip_r, g)
-    if dask_in:
+    if dask_in or X is None:  # the curator's warning from the pass's tallies (no count shown)
         warn_clipped("Boosted AdaSSP", [
             ("rows of X", stats["clipped_x"], stats["n"], f"norm clip_x = {clip_x:g}"),
             ("labels (first-round residuals)", stats["clipped_y"], stats["n"],
@@ -660,10 +713,15 @@ class AdaSSPRegressor(RegressorMixin, BaseEstimator):
         if self.ridge not in RIDGE_RULES:
             raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
         bas_budget(self.epsilon, self.delta, 1, self.shares, self.clip_x, self.clip_y)
+        # on Dask the data are checked (finite, >= 2 rows) only by reading them: the one pass,
+        # exact and draw-free, runs before the charge, so bad data cost nothing
+        first = (first_pass(X, y, 1, self.fit_intercept, self.clip_x, self.clip_y)
+                 if is_dask(X) else None)
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, self.n_features_in_)  # refuses an overspend before any draw
         r = exact_boosted_adassp(X, y, self.epsilon, self.delta, 1, self.fit_intercept, self.ridge,
-                                 self.shares, 1.0, self.clip_x, self.clip_y, self.rho, rng=g)
+                                 self.shares, 1.0, self.clip_x, self.clip_y, self.rho, rng=g,
+                                 first=first)
         self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
         return self
@@ -850,7 +908,7 @@ def verify_bss_statistics(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/60_distributed.ipynb #5308f800
 def synthetic_parquet(path, n_files: int = 100, rows: int = 1_000_000, p: int = 32) -> str:
-    "Write the benchmark's table: n_files parquet files of `rows` rows, p float32 features + y."
+    "Write the benchmark's table: n_files parquet files of `rows` rows, p float64 features + y."
     import pathlib
 
     import pyarrow as pa
@@ -862,12 +920,13 @@ def synthetic_parquet(path, n_files: int = 100, rows: int = 1_000_000, p: int = 
         if (out / f"part-{f:03d}.parquet").exists():
             continue
         g = np.random.default_rng([2026, f])
-        X = 0.1 * g.standard_normal((rows, p), dtype=np.float32)
-        y = (0.3 + X @ beta.astype(np.float32)
-             + 0.1 * g.standard_normal(rows, dtype=np.float32)).astype(np.float32)
+        X = 0.1 * g.standard_normal((rows, p))
+        y = 0.3 + X @ beta + 0.1 * g.standard_normal(rows)
         cols = {f"x{j:02d}": X[:, j] for j in range(p)} | {"y": y}
-        pq.write_table(pa.table(cols), out / f"part-{f:03d}.parquet", compression=None,
-                       use_dictionary=False, row_group_size=250_000)
+        tmp = out / f"part-{f:03d}.tmp"  # renamed when complete: a killed run leaves no torn file
+        pq.write_table(pa.table(cols), tmp, compression=None, use_dictionary=False,
+                       row_group_size=250_000)
+        tmp.rename(out / f"part-{f:03d}.parquet")
     return str(out)
 
 
