@@ -37,9 +37,6 @@ _PATH = re.compile(r"/tmp/ipykernel_\d+|/home/[\w.-]+/|/work/|/root/|site-packag
 
 # (chapter, rule, a line of the cell's source) -> why it is not fixed yet
 KNOWN = {
-    ("60_distributed", "path", "bench = benchmark_at_scale(DATA"):
-        "the out-of-core benchmark (a slow cell, about 10 min on 10^8 rows) printed a "
-        "FutureWarning of dask with the path of the machine that ran it; re-run it without",
     ("70_inference", "legible", 'row[0].set_ylabel("coverage of the 90% interval"'):
         "its 9 pt labels are 8.99 px in the column (11 in wide); the coverage grid it draws comes "
         "from the chapter's slow simulation cells (about 13 min)",
