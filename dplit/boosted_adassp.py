@@ -851,22 +851,28 @@ class BoostedAdaSSPRegressor(PrivateEstimatorMixin, _BASParams):
         return dict(epsilon=self.epsilon, delta=self.delta)
 
     def _fit_data(self, params, X, y):
-        from dplit.distributed import fit_input, is_dask
+        from dplit.distributed import first_pass, fit_input, is_dask
 
         X, y = fit_input(self, X, y)  # numpy, pandas or Dask (chapter 60)
-        return (X, y) if is_dask(X) else check_X_y(X, y, min_rows=2)
+        if not is_dask(X):
+            return check_X_y(X, y, min_rows=2)
+        # a Dask table is checked (finite, >= 2 rows) only by reading it: its first pass (exact,
+        # draw-free) runs here, before the charge, and stands in for y
+        return X, first_pass(X, y, self.n_rounds, self.fit_intercept, self.clip_x, self.clip_r)
 
     def _fit_plan(self, params, n_features: int) -> dict:
         return dict(spend=bas_budget(self.epsilon, self.delta, self.n_rounds, self.shares,
                                      self.clip_x, self.clip_r).spend())
 
     def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
-        from dplit.distributed import exact_boosted_adassp
+        from dplit.distributed import FirstPass, exact_boosted_adassp
 
         # exact quantised statistics (chapter 60): the same release in memory and on Dask
+        first = y if isinstance(y, FirstPass) else None
         r = exact_boosted_adassp(
-            X, y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept, self.ridge,
-            self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=rng,
+            X, None if first else y, self.epsilon, self.delta, self.n_rounds, self.fit_intercept,
+            self.ridge, self.shares, self.eta, self.clip_x, self.clip_r, self.rho, rng=rng,
+            first=first,
         )
         self.coef_, self.intercept_ = r.coef, r.intercept
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget

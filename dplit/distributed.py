@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -21,8 +22,8 @@ from .boosted_adassp import (BASResult, RIDGE_RULES, _check_params, _smallest_ei
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'exact_boosted_adassp',
-           'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
+__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass', 'first_pass',
+           'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
 
 # %% ../nbs/60_distributed.ipynb #b888e27d
 QMAX = 2**15 - 1    # a quantised value is an integer of magnitude <= 2^15 - 1: 15 bits and a sign
@@ -427,6 +428,67 @@ def _passes(X, y, fit_intercept, clip_x, clip_r, rounds: bool, keep: bool = True
     r = dask.delayed(_round_part, pure=True)
     return stats, lambda th: dask.delayed(sum)([r(q, clip_r, th) for q in parts]).compute()
 
+
+class FirstPass(NamedTuple):
+    """The first pass's checked statistics (made by `first_pass`).
+
+    Parameters
+    ----------
+    stats : dict
+        The reduced `block_statistics` (int64 Gram, rows, clipping tallies).
+    gradient : callable or None
+        theta_q -> a round's exact int64 gradient (None for one round).
+    key : tuple
+        (more than one round, fit_intercept, clip_x, clip_r) it was computed for.
+    dask : bool
+        Whether it was computed from a Dask collection.
+    """
+    stats: dict
+    gradient: object  # theta_q -> a round's exact int64 gradient, or None (one round)
+    key: tuple        # (rounds, fit_intercept, clip_x, clip_r) it was computed for
+    dask: bool        # computed from a Dask collection
+
+
+def first_pass(X, y, n_rounds: int, fit_intercept: bool, clip_x: float, clip_r: float,
+               keep_quantised: bool = True) -> FirstPass:
+    """The exact statistics of (X, y) (one pass; with n_rounds > 1, also what the rounds read),
+    refused unless every value is finite and there are at least 2 rows.
+
+    Exact and deterministic, it draws nothing and spends nothing: a fit runs it before its charge,
+    so that bad data found only by reading the table (a NaN in a Dask frame) are refused with
+    nothing charged and nothing drawn.
+
+    Parameters
+    ----------
+    X, y : array-like or Dask collections
+        The data, already validated for schema (`fit_input`).
+    n_rounds : int
+        The fit's rounds $T$ (more than 1: the rounds' function is prepared too).
+    fit_intercept : bool
+        Whether the design has the intercept entry.
+    clip_x, clip_r : float
+        The public bounds (as in `block_statistics`).
+    keep_quantised : bool, default True
+        As in `exact_boosted_adassp`.
+
+    Returns
+    -------
+    FirstPass
+
+    Raises
+    ------
+    ValueError
+        Non-finite values, or fewer than 2 rows.
+    """
+    clip_x, clip_r, rounds = float(clip_x), float(clip_r), int(n_rounds) > 1
+    stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, rounds, keep_quantised)
+    if not stats["finite"]:
+        raise ValueError("X and y must be finite: NaN or infinity found")
+    if stats["n"] < 2:
+        raise ValueError("X must have at least 2 rows")
+    return FirstPass(stats, grad, (rounds, bool(fit_intercept), clip_x, clip_r),
+                     is_dask(X) or is_dask(y))
+
 # %% ../nbs/60_distributed.ipynb #7d139c72
 def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
     "Chapter 14's releases on the exact statistics; all noise drawn here (the calling process)."
@@ -452,7 +514,7 @@ def _release(stats, gradient, b, ridge, rho, eta, clip_x, clip_r, g):
 def exact_boosted_adassp(
     X, y, epsilon, delta, n_rounds: int = 100, fit_intercept: bool = True, ridge: str = "adassp",
     shares=(1 / 3, 1 / 3, 1 / 3), eta: float = 1.0, clip_x: float = 1.0, clip_r: float = 1.0,
-    rho: float = 0.05, rng=None, keep_quantised: bool = True,
+    rho: float = 0.05, rng=None, keep_quantised: bool = True, first: FirstPass | None = None,
 ) -> BASResult:
     r"""Boosted AdaSSP on exact quantised statistics, in memory or on Dask,
     $(\varepsilon,\delta)$-DP under add/remove (chapter 14's calibration: the quantised
@@ -489,6 +551,9 @@ def exact_boosted_adassp(
         for Dask) so that a round reads them instead of the table; False re-reads and
         re-quantises the table every round (for tables that do not fit the workers' memory). The
         release is the same either way.
+    first : FirstPass or None, default None
+        `first_pass` of these data with these n_rounds, fit_intercept and bounds, when the caller
+        ran it already (before its charge); X and y are then not read again for the statistics.
 
     Returns
     -------
@@ -502,8 +567,8 @@ def exact_boosted_adassp(
         Naming the parameter, for a bad parameter, non-numeric or misaligned data (before any
         pass), non-finite values or fewer than 2 rows (after the first pass, before any draw).
     """
-    dask_in = is_dask(X) or is_dask(y)
-    if dask_in:
+    dask_in = is_dask(X) or is_dask(y) or (first is not None and first.dask)
+    if dask_in or first is not None:
         _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
     else:
         X, y = _validate(X, y, epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
@@ -513,14 +578,14 @@ def exact_boosted_adassp(
         raise TypeError(f"keep_quantised must be a bool, got {type(keep_quantised).__name__}")
     b = bas_budget(epsilon, delta, n_rounds, shares, clip_x, clip_r)
     clip_x, clip_r = float(clip_x), float(clip_r)
-    stats, grad = _passes(X, y, fit_intercept, clip_x, clip_r, n_rounds > 1, keep_quantised)
-    if not stats["finite"]:
-        raise ValueError("X and y must be finite: NaN or infinity found")
-    if stats["n"] < 2:
-        raise ValueError("X must have at least 2 rows")
+    if first is None:
+        first = first_pass(X, y, n_rounds, fit_intercept, clip_x, clip_r, keep_quantised)
+    elif first.key != (n_rounds > 1, bool(fit_intercept), clip_x, clip_r):
+        raise ValueError("first: computed for other n_rounds, fit_intercept or bounds than this fit")
+    stats, grad = first.stats, first.gradient
     g = as_rng(rng)
     theta, lam, lam_tilde, min_eig = _release(stats, grad, b, ridge, rho, eta, clip_x, clip_r, g)
-    if dask_in:
+    if dask_in or X is None:  # the curator's warning from the pass's tallies (no count shown)
         warn_clipped("Boosted AdaSSP", [
             ("rows of X", stats["clipped_x"], stats["n"], f"norm clip_x = {clip_x:g}"),
             ("labels (first-round residuals)", stats["clipped_y"], stats["n"],
@@ -660,10 +725,15 @@ class AdaSSPRegressor(RegressorMixin, BaseEstimator):
         if self.ridge not in RIDGE_RULES:
             raise ValueError(f"ridge must be one of {RIDGE_RULES}, got {self.ridge!r}")
         bas_budget(self.epsilon, self.delta, 1, self.shares, self.clip_x, self.clip_y)
+        # on Dask the data are checked (finite, >= 2 rows) only by reading them: the one pass,
+        # exact and draw-free, runs before the charge, so bad data cost nothing
+        first = (first_pass(X, y, 1, self.fit_intercept, self.clip_x, self.clip_y)
+                 if is_dask(X) else None)
         from dplit.accountant import _charge_before_draw
         _charge_before_draw(self, self.n_features_in_)  # refuses an overspend before any draw
         r = exact_boosted_adassp(X, y, self.epsilon, self.delta, 1, self.fit_intercept, self.ridge,
-                                 self.shares, 1.0, self.clip_x, self.clip_y, self.rho, rng=g)
+                                 self.shares, 1.0, self.clip_x, self.clip_y, self.rho, rng=g,
+                                 first=first)
         self.coef_, self.intercept_, self.spend_ = r.coef, r.intercept, r.spend
         self.ridge_, self.min_eig_, self.budget_ = r.ridge, r.min_eig, r.budget
         return self
@@ -850,7 +920,7 @@ def verify_bss_statistics(full: bool = False, rng=None) -> dict:
 
 # %% ../nbs/60_distributed.ipynb #5308f800
 def synthetic_parquet(path, n_files: int = 100, rows: int = 1_000_000, p: int = 32) -> str:
-    "Write the benchmark's table: n_files parquet files of `rows` rows, p float32 features + y."
+    "Write the benchmark's table: n_files parquet files of `rows` rows, p float64 features + y."
     import pathlib
 
     import pyarrow as pa
@@ -862,12 +932,13 @@ def synthetic_parquet(path, n_files: int = 100, rows: int = 1_000_000, p: int = 
         if (out / f"part-{f:03d}.parquet").exists():
             continue
         g = np.random.default_rng([2026, f])
-        X = 0.1 * g.standard_normal((rows, p), dtype=np.float32)
-        y = (0.3 + X @ beta.astype(np.float32)
-             + 0.1 * g.standard_normal(rows, dtype=np.float32)).astype(np.float32)
+        X = 0.1 * g.standard_normal((rows, p))
+        y = 0.3 + X @ beta + 0.1 * g.standard_normal(rows)
         cols = {f"x{j:02d}": X[:, j] for j in range(p)} | {"y": y}
-        pq.write_table(pa.table(cols), out / f"part-{f:03d}.parquet", compression=None,
-                       use_dictionary=False, row_group_size=250_000)
+        tmp = out / f"part-{f:03d}.tmp"  # renamed when complete: a killed run leaves no torn file
+        pq.write_table(pa.table(cols), tmp, compression=None, use_dictionary=False,
+                       row_group_size=250_000)
+        tmp.rename(out / f"part-{f:03d}.parquet")
     return str(out)
 
 
@@ -885,6 +956,17 @@ def _floor(frame) -> float:
     return time.perf_counter() - t
 
 
+def _evict(files):
+    "Drop the files from the page cache (POSIX_FADV_DONTNEED): the next pass reads the disk."
+    import os
+    for f in files:
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
 def _peak_mb(client) -> float:
     "Largest peak resident set (MB) among the cluster's worker processes."
     import resource
@@ -898,15 +980,42 @@ def _timed(f) -> float:
     return time.perf_counter() - t
 
 
-def _warm_up(file, feats):
-    """Every kernel once on every worker, on 2000 rows of the table (numba compiles or loads its
-    cache once per process: a one-time cost, not a per-pass one)."""
+# public bounds that contain the synthetic table (features N(0, 0.1^2), |y| well below 2): the
+# benchmark times passes, not clipping, and prints no ClippingWarning
+BENCH_BOUNDS = dict(clip_x=2.0, clip_y=2.0)
+BSS_BOUNDS = dict(b_x=1.0, b_y=2.0)
+
+
+def _warm_kernels(dtype):
+    """Each compiled kernel once in this process, on 70 000 rows (more than SUB_ROWS, so the
+    sub-blocks are strided as in a partition) of `dtype`, from C- and F-ordered partitions (a
+    frame's array is either): numba compiles per input type and layout."""
+    import dplit.distributed as lib  # Boosted AdaSSP (chapter 14) calls the library's kernels
+    a0 = 0.1 * np.random.default_rng(0).standard_normal((70_000, 33))
+    for order in "CF":
+        a = np.asarray(a0, dtype=dtype, order=order)
+        X, y = a[:, :-1], a[:, -1]
+        for m in (lib, None):  # None: this namespace (the same functions when run from lib)
+            stats, keep, grad, bss = ((m.block_statistics, m._block_pass, m._gradient_on,
+                                       m._bss_block) if m else
+                                      (block_statistics, _block_pass, _gradient_on, _bss_block))
+            stats(X, y, True, 2.0, 2.0)
+            _, Q, yk = keep(X, y, True, 2.0, 2.0, True)
+            grad(Q, yk, 2.0, np.full(33, 1e-6))
+            bss(X, y, 1.0, 2.0)
+
+
+def _warm_up(client, file, feats, dtype=np.float64):
+    """Every kernel once on every worker (`client.run`), then every fit once through Dask on 2000
+    rows of the table as `dtype`: compilation and first-call costs are paid once per process,
+    before any pass is timed."""
     import warnings
 
     import dask.dataframe as dd
     import pandas as pd
     from dplit.boosted_adassp import BoostedAdaSSPRegressor
-    small = dd.from_pandas(pd.read_parquet(file).iloc[:2000], npartitions=4)
+    client.run(_warm_kernels, dtype)
+    small = dd.from_pandas(pd.read_parquet(file).iloc[:2000].astype(dtype), npartitions=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _floor(small)
@@ -915,73 +1024,152 @@ def _warm_up(file, feats):
         bss_statistics(small[feats], small["y"])
 
 
-def benchmark_at_scale(path, n_files: int = 100, persisted_files: int = 10, n_rounds: int = 10,
-                       memory_limit: str = "2GiB", n_workers: int = 2, ml_iter: int = 50):
-    """The chapter's benchmark (see the text): out of core on `n_files` files, persisted on
-    `persisted_files`, a 1-file sample in memory. Returns one row per measurement."""
+def _log(msg):
+    print(f"{time.strftime('%H:%M:%S')} {msg}", flush=True)
+
+
+FEATS = [f"x{j:02d}" for j in range(32)]
+
+
+def _files(path, n_files):
+    return [f"{path}/part-{f:03d}.parquet" for f in range(n_files)]
+
+
+def _bench_cluster(memory_limit, n_workers):
+    "A LocalCluster of n_workers processes, one thread and memory_limit each; its logs silenced."
+    import logging
+
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address=":0", memory_limit=memory_limit,
+                        silence_logs=logging.CRITICAL)
+
+
+def _read(fs):
+    "The table as a Dask frame, one partition per row group (250 000 rows)."
     import dask.dataframe as dd
-    import pandas as pd
-    from distributed import Client, LocalCluster, wait
+    return dd.read_parquet(fs, split_row_groups=True)
+
+
+def _row(task, n, sec, ratio, peak) -> dict:
+    return {"task": task, "rows": n, "seconds": round(sec, 1), "ratio": ratio,
+            "peak MB per worker": round(peak)}
+
+
+def bench_out_of_core(path, n_files: int = 100, memory_limit: str = "2GiB",
+                      n_workers: int = 2) -> list:
+    """Out of core on `n_files` files, never persisted and evicted from the page cache before
+    every pass: the floor, AdaSSP, the best-subset statistics. Rows of the benchmark's table."""
+    from distributed import Client
+    files = _files(path, n_files)
+    with _bench_cluster(memory_limit, n_workers) as cl, Client(cl) as c:
+        _warm_up(c, files[0], FEATS)
+        ddf = _read(files)
+        _evict(files)
+        fl = _floor(ddf[FEATS + ["y"]])
+        _log(f"floor out of core: {fl:.0f} s")
+        _evict(files)
+        ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(ddf[FEATS],
+                                                                                 ddf["y"]))
+        _log(f"AdaSSP out of core: {ada:.0f} s")
+        _evict(files)
+        bss = _timed(lambda: bss_statistics(ddf[FEATS], ddf["y"], **BSS_BOUNDS))
+        _log(f"best-subset statistics out of core: {bss:.0f} s")
+        peak = _peak_mb(c)
+    n = n_files * 1_000_000
+    return [_row("floor: out of core", n, fl, "1 floor", peak),
+            _row("AdaSSP: out of core", n, ada, f"{ada / fl:.2f} floors", peak),
+            _row("best-subset statistics: out of core", n, bss, f"{bss / fl:.2f} floors", peak)]
+
+
+def bench_persisted(path, persisted_files: int = 10, n_rounds: int = 10, ml_iter: int = 5,
+                    ml_files: int | None = None, memory_limit: str = "2GiB",
+                    n_workers: int = 2) -> list:
+    """The first `persisted_files` files persisted in the workers' memory as float32: the floor,
+    AdaSSP, Boosted AdaSSP with `n_rounds`, and dask-ml's LinearRegression on the first
+    `ml_files` of them (default all). Rows of the benchmark's table."""
+    import warnings
+
     from dask_ml.linear_model import LinearRegression
+    from distributed import Client, wait
     from dplit.boosted_adassp import BoostedAdaSSPRegressor
-
-    files = [f"{path}/part-{f:03d}.parquet" for f in range(n_files)]
-    feats = [f"x{j:02d}" for j in range(32)]
-    kw = dict(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-              dashboard_address=None, memory_limit=memory_limit)
-    rows = []
-
-    def row(task, n, sec, ratio, peak):
-        rows.append({"task": task, "rows": n, "seconds": round(sec, 1), "ratio": ratio,
-                     "peak MB per worker": round(peak)})
-
-    n_all = n_files * 1_000_000
-    with LocalCluster(**kw) as cl, Client(cl) as c:  # out of core: read, never persisted
-        _warm_up(files[0], feats)
-        ddf = dd.read_parquet(files)
-        fl = _floor(ddf[feats + ["y"]])
-        ada = _timed(lambda: AdaSSPRegressor(random_state=0).fit(ddf[feats], ddf["y"]))
-        bss = _timed(lambda: bss_statistics(ddf[feats], ddf["y"]))
-        peak = _peak_mb(c)
-    row("floor: out of core", n_all, fl, "1 floor", peak)
-    row("AdaSSP: out of core", n_all, ada, f"{ada / fl:.2f} floors", peak)
-    row("best-subset statistics: out of core", n_all, bss, f"{bss / fl:.2f} floors", peak)
-    n_p = persisted_files * 1_000_000
-    with LocalCluster(**kw) as cl, Client(cl) as c:
-        _warm_up(files[0], feats)
-        ddf = dd.read_parquet(files[:persisted_files])[feats + ["y"]].persist()
+    files = _files(path, persisted_files)
+    bas_kw = dict(clip_x=BENCH_BOUNDS["clip_x"], clip_r=BENCH_BOUNDS["clip_y"])
+    with _bench_cluster(memory_limit, n_workers) as cl, Client(cl) as c:
+        _warm_up(c, files[0], FEATS, np.float32)
+        ddf = _read(files)[FEATS + ["y"]].astype(np.float32).persist()
         wait(ddf)
-        Xp, yp = ddf[feats], ddf["y"]
+        Xp, yp = ddf[FEATS], ddf["y"]
         fl = _floor(ddf)
-        ada = _timed(lambda: AdaSSPRegressor(random_state=0).fit(Xp, yp))
-        bas = _timed(lambda: BoostedAdaSSPRegressor(n_rounds=n_rounds, random_state=0).fit(Xp, yp))
+        ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(Xp, yp))
+        bas = _timed(lambda: BoostedAdaSSPRegressor(n_rounds=n_rounds, random_state=0,
+                                                    **bas_kw).fit(Xp, yp))
         peak_private = _peak_mb(c)
-        Xa, ya = Xp.to_dask_array(lengths=True), yp.to_dask_array(lengths=True)
-        ml = _timed(lambda: LinearRegression(solver="lbfgs", max_iter=ml_iter).fit(Xa, ya))
+        _log(f"persisted: floor {fl:.0f} s, AdaSSP {ada:.0f} s, Boosted AdaSSP {bas:.0f} s")
+        k = ml_files or persisted_files
+        part = ddf.partitions[:4 * k]  # 4 row groups a file
+        Xa, ya = part[FEATS].to_dask_array(lengths=True), part["y"].to_dask_array(lengths=True)
+        with warnings.catch_warnings():  # dask_glm sets a renamed dask option: not ours to fix
+            warnings.filterwarnings("ignore", "Dask configuration key", FutureWarning)
+            ml = _timed(lambda: LinearRegression(solver="lbfgs", max_iter=ml_iter).fit(Xa, ya))
         peak = _peak_mb(c)
-    row("floor: persisted", n_p, fl, "1 floor", peak_private)
-    row("AdaSSP: persisted", n_p, ada, f"{ada / fl:.2f} floors; {ada / ml:.3f} x dask-ml",
-        peak_private)
-    row(f"Boosted AdaSSP, T = {n_rounds}: persisted", n_p, bas,
-        f"{bas / ((n_rounds + 1) * fl):.2f} x (T + 1) floors", peak_private)
-    row(f"dask-ml LinearRegression (lbfgs, <= {ml_iter} iterations, not private): persisted", n_p,
-        ml, f"{ml / fl:.2f} floors", peak)
-    # the 10^6-row sample: in memory (numpy) and two Dask chunkings, bit for bit
+        fl_ml = fl if k == persisted_files else _floor(part)
+        _log(f"dask-ml on {k} files: {ml:.0f} s")
+    n_p, n_ml = persisted_files * 1_000_000, k * 1_000_000
+    rows = [_row("floor: persisted (float32)", n_p, fl, "1 floor", peak_private),
+            _row("AdaSSP: persisted", n_p, ada, f"{ada / fl:.2f} floors; {ada / ml:.3f} x dask-ml"
+                 if k == persisted_files else f"{ada / fl:.2f} floors", peak_private),
+            _row(f"Boosted AdaSSP, T = {n_rounds}: persisted", n_p, bas,
+                 f"{bas / ((n_rounds + 1) * fl):.2f} x (T + 1) floors", peak_private)]
+    if k != persisted_files:
+        rows.append(_row("floor: the rows given to dask-ml", n_ml, fl_ml, "1 floor", peak))
+    return rows + [_row(f"dask-ml LinearRegression (lbfgs, {ml_iter} iterations, not private): "
+                        "persisted", n_ml, ml, f"{ml / fl_ml:.2f} floors", peak)]
+
+
+def bench_repeat(path, n_files: int = 20, repeats: int = 2, memory_limit: str = "2GiB",
+                 n_workers: int = 2) -> list:
+    """The out-of-core floor and AdaSSP alternated `repeats` times on the first `n_files` files
+    (evicted from the page cache before every pass): a ratio read from adjacent passes, less
+    exposed to a change of the machine's load between two long passes."""
+    from distributed import Client
+    files = _files(path, n_files)
+    rows, n = [], n_files * 1_000_000
+    with _bench_cluster(memory_limit, n_workers) as cl, Client(cl) as c:
+        _warm_up(c, files[0], FEATS)
+        ddf = _read(files)
+        for r in range(1, repeats + 1):
+            _evict(files)
+            fl = _floor(ddf[FEATS + ["y"]])
+            _evict(files)
+            ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+                ddf[FEATS], ddf["y"]))
+            _log(f"repeat {r}: floor {fl:.0f} s, AdaSSP {ada:.0f} s")
+            peak = _peak_mb(c)
+            rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak),
+                     _row(f"AdaSSP: out of core, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
+                          peak)]
+    return rows
+
+
+def bench_sample(path) -> bool:
+    """The first file (10^6 rows) in memory (numpy) and as Dask arrays in two chunkings: whether
+    the AdaSSP and Boosted AdaSSP releases and the best-subset statistics are bit-identical."""
     import dask.array as da
-    sample = pd.read_parquet(files[0])
-    Xs, ys = sample[feats].to_numpy(), sample["y"].to_numpy()
-    fits = [np.append(AdaSSPRegressor(random_state=1).fit(Xs, ys).coef_, 0.0),
-            np.append(BoostedAdaSSPRegressor(n_rounds=3, random_state=1).fit(Xs, ys).coef_, 1.0)]
-    stats = [bss_statistics(Xs, ys)[0]]
+    import pandas as pd
+    from dplit.boosted_adassp import BoostedAdaSSPRegressor
+    sample = pd.read_parquet(_files(path, 1)[0])
+    Xs, ys = sample[FEATS].to_numpy(), sample["y"].to_numpy()
+    bas_kw = dict(clip_x=BENCH_BOUNDS["clip_x"], clip_r=BENCH_BOUNDS["clip_y"])
+
+    def fits(X, y):
+        return [np.append(AdaSSPRegressor(random_state=1, **BENCH_BOUNDS).fit(X, y).coef_, 0.0),
+                np.append(BoostedAdaSSPRegressor(n_rounds=3, random_state=1, **bas_kw).fit(
+                    X, y).coef_, 1.0)] + list(bss_statistics(X, y, **BSS_BOUNDS)[:3])
+    ref = fits(Xs, ys)
     same = True
     for ch in (100_000, 333_333):
-        Xd, yd = da.from_array(Xs, chunks=(ch, -1)), da.from_array(ys, chunks=ch)
-        same &= np.array_equal(np.append(AdaSSPRegressor(random_state=1).fit(Xd, yd).coef_, 0.0),
-                               fits[0])
-        same &= np.array_equal(np.append(BoostedAdaSSPRegressor(n_rounds=3, random_state=1).fit(
-            Xd, yd).coef_, 1.0), fits[1])
-        same &= np.array_equal(bss_statistics(Xd, yd)[0], stats[0])
-    out = pd.DataFrame(rows)
-    out.attrs["sample_identical"] = bool(same)
-    return out
+        got = fits(da.from_array(Xs, chunks=(ch, -1)), da.from_array(ys, chunks=ch))
+        same &= all(np.array_equal(a, b) for a, b in zip(got, ref))  # exact: integer statistics
+    return bool(same)
 

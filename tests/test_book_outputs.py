@@ -37,9 +37,6 @@ _PATH = re.compile(r"/tmp/ipykernel_\d+|/home/[\w.-]+/|/work/|/root/|site-packag
 
 # (chapter, rule, a line of the cell's source) -> why it is not fixed yet
 KNOWN = {
-    ("60_distributed", "path", "bench = benchmark_at_scale(DATA"):
-        "the out-of-core benchmark (a slow cell, about 10 min on 10^8 rows) printed a "
-        "FutureWarning of dask with the path of the machine that ran it; re-run it without",
     ("15_pipelines", "legible", 'fig = plot_figures_1_2({"reduced run"'):
         "plot_figures_1_2 draws 7 pt legends 11 in wide, and its slow call below needs the "
         "paper-scale comparison re-run to follow a change of the helper",

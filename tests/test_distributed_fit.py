@@ -257,3 +257,31 @@ def test_theta_grid_at_the_extremes(theta):
     t, scale = _theta_grid(np.array(theta))
     assert QMAX * sum(abs(int(v)) for v in t) < 2**53
     assert all(abs(int(v) * scale - th) <= scale / 2 for v, th in zip(t, theta))
+
+
+@pytest.mark.parametrize("make", [lambda acc: AdaSSPRegressor(epsilon=0.5, random_state=0, accountant=acc),
+                                  lambda acc: BoostedAdaSSPRegressor(epsilon=0.5, n_rounds=3, random_state=0,
+                                                                     accountant=acc)])
+@pytest.mark.parametrize("bad", ["nan", "inf_y", "one_row"])
+def test_dask_data_refused_before_the_charge_and_any_draw(make, bad, monkeypatch):
+    """Bad rows in a Dask table are found only by reading it: the first pass (exact, draw-free) runs before the
+    charge, so the refusal leaves the ledger empty and every generator untouched (once: 1 charge, then refused).
+    Control: the same fit on clean data charges one line and draws, so the two observations can fail."""
+    import _rules_registry as R
+    from dplit.accountant import BudgetAccountant
+    X, y = _data(400)
+    if bad == "nan":
+        X[123, 2] = np.nan
+    if bad == "inf_y":
+        y[7] = -np.inf
+    Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+    if bad == "one_row":
+        Xd, yd = Xd[:1], yd[:1]
+    acc, rec = BudgetAccountant(10.0, 1e-3), R.DrawRecorder(monkeypatch)
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="finite|2 rows"):
+        make(acc).fit(Xd, yd)
+    assert acc.ledger == [] and rec.untouched()
+    X, y = _data(400)
+    with dask.config.set(scheduler="sync"):
+        make(acc).fit(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
+    assert len(acc.ledger) == 1 and not rec.untouched()
