@@ -567,6 +567,9 @@ def exact_boosted_adassp(
         Naming the parameter, for a bad parameter, non-numeric or misaligned data (before any
         pass), non-finite values or fewer than 2 rows (after the first pass, before any draw).
     """
+    if first is not None and not isinstance(first, FirstPass):
+        raise TypeError("first must be None or the FirstPass that first_pass returned, "
+                        f"got {type(first).__name__}")
     dask_in = is_dask(X) or is_dask(y) or (first is not None and first.dask)
     if dask_in or first is not None:
         _check_params(epsilon, delta, n_rounds, fit_intercept, eta, clip_x, clip_r, rho)
@@ -581,7 +584,8 @@ def exact_boosted_adassp(
     if first is None:
         first = first_pass(X, y, n_rounds, fit_intercept, clip_x, clip_r, keep_quantised)
     elif first.key != (n_rounds > 1, bool(fit_intercept), clip_x, clip_r):
-        raise ValueError("first: computed for other n_rounds, fit_intercept or bounds than this fit")
+        raise ValueError("first: computed for other n_rounds, fit_intercept or bounds "
+                         "than this fit")
     stats, grad = first.stats, first.gradient
     g = as_rng(rng)
     theta, lam, lam_tilde, min_eig = _release(stats, grad, b, ridge, rho, eta, clip_x, clip_r, g)
