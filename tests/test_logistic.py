@@ -194,3 +194,48 @@ def test_saturated_audit_release_solves_the_first_order_condition(variant):
         assert np.abs(g + B).max() <= 1e-10
         g_bad = _weighted_grad_hess(W + [1e-8, 0.0], data, cal["kappa"])[0]
         assert np.abs(g_bad + B).max() > 1e-8
+
+
+def test_single_factor_jacobian_bound_holds_under_substitution():
+    """The chapter's Jacobian bound, by brute-force determinants: A = kappa I plus the shared
+    rows' curvature, one row replaced by another (curvatures in [0, 1/4], norms <= 1), gives
+    |log det(A + a xx') - log det(A + a' x'x')| <= log(1 + c / kappa); the pair (a = c, x on A's
+    smallest direction) against (a' = 0) attains it."""
+    g = np.random.default_rng(7)
+    kappa, d = 0.3, 3
+    worst = 0.0
+    for _ in range(2000):
+        R = g.normal(size=(g.integers(0, 5), d))
+        R /= np.maximum(1.0, np.linalg.norm(R, axis=1))[:, None]
+        A = kappa * np.eye(d) + (R.T * g.uniform(0, C4, len(R))) @ R
+        x, xp = (v / max(1.0, np.linalg.norm(v)) for v in g.normal(size=(2, d)))
+        a, ap = g.uniform(0, C4, 2)
+        r = np.linalg.slogdet(A + a * np.outer(x, x))[1] - np.linalg.slogdet(
+            A + ap * np.outer(xp, xp))[1]
+        worst = max(worst, abs(r))
+    bound = math.log1p(C4 / kappa)
+    assert worst <= bound * (1 + 1e-12)
+    e = np.eye(d)[0]
+    tight = np.linalg.slogdet(kappa * np.eye(d) + C4 * np.outer(e, e))[1] - d * math.log(kappa)
+    assert math.isclose(tight, bound, rel_tol=1e-12)
+
+
+def test_exact_loss_catches_an_extra_ridge_sized_from_epsilon():
+    """A subtler mutant of the pure release: the cap's ridge sized from epsilon, c / (e^eps - 1),
+    instead of epsilon / 2 (so the Jacobian may take all of epsilon). The audit pair (one
+    coefficient) cannot see it (its gradient change is too small); this 2-D one-row pair can:
+    row (1, 0) against (-cos a, sin a), a = 1.2, where the first row's margin is 0 (curvature 1/4)
+    and the second's is very negative (gradient near 1). The exact loss at the mutant's witness
+    output is > epsilon; the correct release's searched loss is <= epsilon."""
+    from dplit.logistic import exact_loss_search
+    eps, C, a = 1.0, 100.0, 1.2           # C = 100: the extra ridge is active at eps = 1
+    cal = logistic_calibration(eps, 0.0, C=C)
+    assert cal["extra"] > 0
+    mut = dict(cal, kappa=C4 / math.expm1(eps))
+    pair = ((np.array([[1.0, 0.0]]), np.ones(1)),
+            (np.array([[-math.cos(a), math.sin(a)]]), np.ones(1)))
+    starts = [(0.0, -5.0), (0.0, 0.0)]
+    correct = exact_loss_search(*pair, cal, starts)[0]
+    mutant = exact_loss_search(*pair, mut, starts)[0]
+    assert correct <= eps        # the bound is 0.5 + 0.25 * |rho| <= 0.875 here (|rho| <= 1.5)
+    assert mutant > 1.1 * eps    # measured 1.233: the Jacobian alone reaches log(1 + c / kappa)
