@@ -314,7 +314,8 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
 
 # %% ../nbs/18_logistic.ipynb #lrae7703
 def _mutate(cal: dict, variant: str) -> dict:
-    "A mutant's calibration: half_noise, or no_jacobian (all of epsilon on the noise, no ridge)."
+    """A mutant's calibration: half_noise; no_jacobian (all of epsilon on the noise, no ridge);
+    cap_from_epsilon (the cap's ridge sized from epsilon, c / (e^eps - 1), not from epsilon / 2)."""
     cal = dict(cal)
     if variant == "half_noise":
         if cal["noise"] == "norm":
@@ -326,6 +327,11 @@ def _mutate(cal: dict, variant: str) -> dict:
         cal["extra"] = 0.0
         if cal["noise"] == "norm":
             cal["rate"] = (cal["eps_noise"] + cal["eps_jac"]) / 2
+    elif variant == "cap_from_epsilon":
+        if cal["extra"] > 0:                     # kappa - extra is the ridge 1 / C
+            lam = cal["kappa"] - cal["extra"]
+            cal["kappa"] = _C_LOGISTIC / math.expm1(cal["eps_noise"] + cal["eps_jac"])
+            cal["extra"] = cal["kappa"] - lam
     elif variant != "correct":
         raise ValueError(f"unknown variant {variant!r}")
     return cal
@@ -377,6 +383,14 @@ def saturated_pair(n_shared: int = 10_000, angle: float = 0.2):
     z0, z1 = [[math.cos(angle), math.sin(angle)]], [[-math.cos(angle), math.sin(angle)]]
     s = np.ones(n_shared + 1)
     return (np.r_[Zs, z0], s), (np.r_[Zs, z1], s)
+
+
+def cap_pair(angle: float = 1.2):
+    """One row in 2-D, (1, 0) against (-cos a, sin a), label +1: at outputs where the first row's
+    margin is 0 (curvature 1/4, the Jacobian term's maximum) and the second's is very negative
+    (gradient near 1, as w2 -> -inf), both terms of the loss are large at once."""
+    return tuple((np.array([z]), np.ones(1)) for z in ([1.0, 0.0],
+                                                       [-math.cos(angle), math.sin(angle)]))
 
 
 def grid_log_densities(d0, d1, cal, half_width, grid=1201):
@@ -497,8 +511,8 @@ def _gauss_pair_delta(sigma, eps):
                 "objective perturbation for the logistic loss: the release's law is the noise's "
                 "density at -grad times |det Hessian| (the solver's draws follow it); the exact "
                 "privacy loss is <= epsilon on every searched pair (pure) and delta(epsilon) <= "
-                "delta (Gaussian); the mutants without the Jacobian adjustment and with half the "
-                "noise exceed epsilon on their pairs",
+                "delta (Gaussian); the mutants without the Jacobian adjustment, with half the "
+                "noise, and with the cap's ridge sized from epsilon exceed epsilon on their pairs",
                 "Chaudhuri, Monteleoni & Sarwate (2011), Algorithm 2; Kifer, Smith & Thakurta "
                 "(2012), Algorithm 1; this chapter's derivation")
 def verify_logistic_exact(full: bool = False, rng=None) -> dict:
@@ -517,7 +531,13 @@ def verify_logistic_exact(full: bool = False, rng=None) -> dict:
     cal = logistic_calibration(1.0, 0.0, C=0.1)          # (iv) the saturated pair, 2-D
     sat = {v: exact_loss_search(*saturated_pair(1000), _mutate(cal, v), [(0.0, -25.0)])[0]
            for v in ("correct", "half_noise")}
-    dlt = 1e-5                                           # (v) Gaussian: closed form and grid
+    cal = logistic_calibration(1.0, 0.0, C=100.0)        # (v) the cap, a 2-D one-row pair, on
+    F = np.stack(np.meshgrid(np.linspace(-3, 3, 301), np.linspace(-400, 400, 401)), -1)
+    F = F.reshape(-1, 2)                                 # a grid towards its peak (0, -inf)
+    cap = {v: float(np.abs(np.subtract(*[log_density(F, *d, _mutate(cal, v))
+                                         for d in cap_pair()])).max())
+           for v in ("correct", "cap_from_epsilon")}
+    dlt = 1e-5                                           # (vi) Gaussian: closed form and grid
     cal = logistic_calibration(1.0, dlt, C=1.0)
     pm = [(np.ones((1, 1)), np.array([v])) for v in (1.0, -1.0)]
     closed, grid = _gauss_pair_delta(cal["sigma"], 0.1), hockey_stick(
@@ -529,18 +549,22 @@ def verify_logistic_exact(full: bool = False, rng=None) -> dict:
                                             801 if full else 401), dlt)
     ok = (all(abs(m - 1) < 1e-4 and p > 1e-3 for m, p in law.values()) and worst <= 1 + 1e-9
           and jac["correct"] <= 1.0 and jac["no_jacobian"] > 1.5 and sat["correct"] <= 1.0
-          and sat["half_noise"] > 1.5 and abs(grid - closed) <= 1e-3 * closed
+          and sat["half_noise"] > 1.5 and cap["correct"] <= 1.0
+          and cap["cap_from_epsilon"] > 1.0 + 1e-9 and abs(grid - closed) <= 1e-3 * closed
           and eps_1d <= 1.0 and eps_2d <= 1.0)
     return dict(measured=f"law: mass {law[0.0][0]:.6f} / {law[1e-5][0]:.6f}, KS p = "
                          f"{law[0.0][1]:.3g} / {law[1e-5][1]:.3g}; max loss / eps over searched "
                          f"1-D pairs = {worst:.3f}; audit pair (C = 100): correct "
                          f"{jac['correct']:.3f}, no Jacobian {jac['no_jacobian']:.3f}; saturated "
                          f"pair (C = 0.1): correct {sat['correct']:.3f}, half noise "
-                         f"{sat['half_noise']:.3f}; Gaussian (eps = 1, delta = 1e-5): 1-D pair "
+                         f"{sat['half_noise']:.3f}; cap pair (C = 100): correct "
+                         f"{cap['correct']:.3f}, ridge from eps {cap['cap_from_epsilon']:.3f}; "
+                         f"Gaussian (eps = 1, delta = 1e-5): 1-D pair "
                          f"delta(0.1) "
                          f"closed form {closed:.5g}, grid {grid:.5g}, exact eps {eps_1d:.3f}; "
                          f"2-D pair exact eps {eps_2d:.3f}",
-                tolerance="mass within 1e-4 of 1, KS p > 1e-3; losses <= eps; mutants > 1.5 eps; "
+                tolerance="mass within 1e-4 of 1, KS p > 1e-3; losses <= eps; mutants > 1.5 eps "
+                          "(the cap mutant > eps: one output's exact loss); "
                           "grid within 0.1% of the closed form; exact eps at delta <= eps",
                 passed=bool(ok))
 

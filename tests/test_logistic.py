@@ -194,3 +194,50 @@ def test_saturated_audit_release_solves_the_first_order_condition(variant):
         assert np.abs(g + B).max() <= 1e-10
         g_bad = _weighted_grad_hess(W + [1e-8, 0.0], data, cal["kappa"])[0]
         assert np.abs(g_bad + B).max() > 1e-8
+
+
+def test_single_factor_jacobian_bound_holds_under_substitution():
+    """The chapter's Jacobian bound, by brute-force determinants: A = kappa I plus the shared
+    rows' curvature, one row replaced by another (curvatures in [0, 1/4], norms <= 1), gives
+    |log det(A + a xx') - log det(A + a' x'x')| <= log(1 + c / kappa); the pair (a = c, x on A's
+    smallest direction) against (a' = 0) attains it."""
+    g = np.random.default_rng(7)
+    kappa, d = 0.3, 3
+    worst = 0.0
+    for _ in range(2000):
+        R = g.normal(size=(g.integers(0, 5), d))
+        R /= np.maximum(1.0, np.linalg.norm(R, axis=1))[:, None]
+        A = kappa * np.eye(d) + (R.T * g.uniform(0, C4, len(R))) @ R
+        x, xp = (v / max(1.0, np.linalg.norm(v)) for v in g.normal(size=(2, d)))
+        a, ap = g.uniform(0, C4, 2)
+        r = np.linalg.slogdet(A + a * np.outer(x, x))[1] - np.linalg.slogdet(
+            A + ap * np.outer(xp, xp))[1]
+        worst = max(worst, abs(r))
+    bound = math.log1p(C4 / kappa)
+    assert worst <= bound * (1 + 1e-12)
+    e = np.eye(d)[0]
+    tight = np.linalg.slogdet(kappa * np.eye(d) + C4 * np.outer(e, e))[1] - d * math.log(kappa)
+    assert math.isclose(tight, bound, rel_tol=1e-12)
+
+
+def test_exact_loss_catches_an_extra_ridge_sized_from_epsilon():
+    """A subtler mutant of the pure release: the cap's ridge sized from epsilon, c / (e^eps - 1),
+    instead of epsilon / 2 (so the Jacobian term alone may take all of epsilon). The 1-D audit
+    pair cannot see it (0.904 < 1 there: the noise term adds at most beta / 2 where the Jacobian
+    peaks); `cap_pair`, row (1, 0) against (-cos a, sin a), can: at w = (0, -M) the first row's
+    margin is 0 (curvature 1/4) and the second's gradient tends to the whole row. The exact loss
+    (log densities, no sampling) of the mutant exceeds epsilon at an output; the correct
+    release's stays below it on the whole grid (its bound: 0.5 + 0.25 |rho| <= 0.875)."""
+    from dplit.logistic import _mutate, cap_pair, log_density
+    eps = 1.0
+    cal = logistic_calibration(eps, 0.0, C=100.0)      # C = 100: the extra ridge is active
+    assert cal["extra"] > 0
+    F = np.stack(np.meshgrid(np.linspace(-3, 3, 121), np.linspace(-400, 400, 161)), -1)
+    F = F.reshape(-1, 2)
+    loss = {v: np.abs(np.subtract(*[log_density(F, *d, _mutate(cal, v)) for d in cap_pair()]))
+            for v in ("correct", "cap_from_epsilon", "no_jacobian")}
+    assert loss["correct"].max() <= eps
+    assert loss["cap_from_epsilon"].max() > eps * (1 + 1e-9)   # measured 1.233
+    assert loss["no_jacobian"].max() > eps * (1 + 1e-9)
+    # the mutant's ridge is what the derivation forbids: log(1 + c / kappa) = eps, not eps / 2
+    assert math.isclose(math.log1p(C4 / _mutate(cal, "cap_from_epsilon")["kappa"]), eps)
