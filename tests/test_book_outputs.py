@@ -52,11 +52,6 @@ KNOWN = {
         "8 pt labels 11 in wide; re-running the sweep it draws (seeded) gave other medians than "
         "the saved table beside it, so it can only be redrawn with that table and the prose "
         "that quotes it",
-    ("32_dprados", "legible", "fig = plot_section6("):
-        "plot_section6 draws Table 2's three panels 14 in wide with 7 pt legends; its slow call "
-        "(10 folds on Abalone and Magic, about 6 min) must be re-run with a change of the helper",
-    ("32_dprados", "legible", "fig = plot_section6(dpf, gaf"):
-        "as above: the slow full run",
     ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
         "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
         "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
