@@ -48,10 +48,6 @@ KNOWN = {
         "paper-scale comparison re-run to follow a change of the helper",
     ("15_pipelines", "legible", 'fig = plot_figures_1_2({"ours k=5"'):
         "the paper-scale comparison (slow cells) feeds it",
-    ("14_boosted_adassp", "legible", 'ax.set_title(f"{name} features, T = 100, d = 20"'):
-        "8 pt labels 11 in wide; re-running the sweep it draws (seeded) gave other medians than "
-        "the saved table beside it, so it can only be redrawn with that table and the prose "
-        "that quotes it",
     ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
         "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
         "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
