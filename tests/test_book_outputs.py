@@ -61,9 +61,6 @@ KNOWN = {
         "(the paper-scale prediction runs)",
     ("54_objpert", "legible", "plot_prediction(full_1000, p=1000)"):
         "as above, the p = 1000 run",
-    ("53_bss_experiments", "legible", 'plot_recovery({f"p = {p}, s = 5, SNR 5, eps = 1"'):
-        "plot_recovery draws the default run 15 in wide; its other calls are slow cells of the "
-        "chapter, re-run together with a change of the helper",
 }
 
 
