@@ -43,11 +43,6 @@ KNOWN = {
     ("70_inference", "legible", 'row[0].set_ylabel("coverage of the 90% interval"'):
         "its 9 pt labels are 8.99 px in the column (11 in wide); the coverage grid it draws comes "
         "from the chapter's slow simulation cells (about 13 min)",
-    ("15_pipelines", "legible", 'fig = plot_figures_1_2({"reduced run"'):
-        "plot_figures_1_2 draws 7 pt legends 11 in wide, and its slow call below needs the "
-        "paper-scale comparison re-run to follow a change of the helper",
-    ("15_pipelines", "legible", 'fig = plot_figures_1_2({"ours k=5"'):
-        "the paper-scale comparison (slow cells) feeds it",
     ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
         "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
         "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
