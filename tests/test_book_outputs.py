@@ -51,11 +51,9 @@ KNOWN = {
         "comparison re-run to follow a change of the helper",
     ("12_dpkendall", "legible", 'plot_comparison(results_full, "k = 5; full datasets'):
         "as above: the full-data comparison (slow cell)",
-    ("54_objpert", "legible", "plot_prediction(full)"):
-        "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
-        "(the paper-scale prediction runs)",
     ("54_objpert", "legible", "plot_prediction(full_1000, p=1000)"):
-        "as above, the p = 1000 run",
+        "drawn 10 in wide with 8 pt labels (8.8 px) by the previous plot_prediction; the p = 1000 "
+        "prediction run that feeds it is a slow cell (1,480 s) to re-run with the 7.8 in helper",
 }
 
 
