@@ -51,9 +51,6 @@ KNOWN = {
         "comparison re-run to follow a change of the helper",
     ("12_dpkendall", "legible", 'plot_comparison(results_full, "k = 5; full datasets'):
         "as above: the full-data comparison (slow cell)",
-    ("54_objpert", "legible", "plot_prediction(full_1000, p=1000)"):
-        "drawn 10 in wide with 8 pt labels (8.8 px) by the previous plot_prediction; the p = 1000 "
-        "prediction run that feeds it is a slow cell (1,480 s) to re-run with the 7.8 in helper",
 }
 
 
