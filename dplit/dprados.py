@@ -1189,16 +1189,21 @@ def plot_section6(dp: dict, ga: dict, title: str = ""):
         The figure.
     """
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 3, figsize=(14, 3.8))
+    # one look per learner in every panel; the rado supports take the default colour cycle
+    ada_s = dict(color="grey", ls="--", label="AdaBoost")
+    rnd_s = dict(color="k", ls=":", marker="s", label="RadoBoost (random rados)")
+    # two rows in the 7.8 in column: the fourth cell holds the legend of the support curves
+    fig, axs = plt.subplots(2, 2, figsize=(7.8, 6.6))
+    ax, leg = [axs[0, 0], axs[0, 1], axs[1, 0]], axs[1, 1]
     e = dp["errors"]; eps = dp["epsilons"]
     mean = np.array([np.nanmean(e[x]) for x in eps])
     sd = np.array([np.nanstd(e[x], ddof=1) for x in eps])
     ax[0].errorbar(eps, mean, sd, marker="o", capsize=3, label="RadoBoost (DP-Feat rados)")
-    ax[0].axhline(e["random rados"].mean(), color="C1", ls="--", label="RadoBoost (random rados)")
-    ax[0].axhline(e["AdaBoost"].mean(), color="C2", ls=":", label="AdaBoost")
+    ax[0].axhline(e["random rados"].mean(), **{**rnd_s, "marker": None})
+    ax[0].axhline(e["AdaBoost"].mean(), **ada_s)
     ax[0].set_xlabel(r"$\varepsilon$ (DP-Feat)")
     ax[0].set_ylabel("test error (%)")
-    ax[0].legend(fontsize=7)
+    ax[0].legend(fontsize=8)
     g = ga["errors"]; sg = ga["sigmas"]
     ada = np.array([g[("AdaBoost", s)].mean() for s in sg])
     for s in ga["supports"]:
@@ -1212,26 +1217,22 @@ def plot_section6(dp: dict, ga: dict, title: str = ""):
             sg,
             [np.mean(g[(s, "median", x)] - g[("random", x)]) for x in sg],
             "o-",
-            label=f"rados s/m = {s}",
         )
-    ax[1].semilogx(
-        sg,
-        [np.mean(g[("random", x)] - g[("AdaBoost", x)]) for x in sg],
-        "k:",
-        marker="s",
-        label="random rados",
-    )
+    ax[1].semilogx(sg, [np.mean(g[("random", x)] - g[("AdaBoost", x)]) for x in sg], **rnd_s)
     tw = ax[1].twinx()
-    tw.semilogx(sg, ada, color="grey", ls="--", lw=1)
+    tw.semilogx(sg, ada, color=ada_s["color"], ls=ada_s["ls"], lw=1)
     tw.set_ylabel("AdaBoost error (%), dashed", color="grey")
     ax[1].set_ylabel(r"$\Delta$ error: RadoBoost $-$ AdaBoost")
-    ax[2].set_ylabel(r"$\Delta$ error: median-prudential $-$ strong/random")
+    ax[2].set_ylabel("$\\Delta$ error: median-prudential\n$-$ strong/random")
     for a in ax[1:]:
         a.axhline(0, color="k", lw=0.5)
         a.set_xlabel(r"Gaussian noise $\varsigma$")
-        a.legend(fontsize=7)
-    fig.suptitle(title); fig.tight_layout()
+    leg.axis("off")
+    leg.legend(*ax[1].get_legend_handles_labels(), loc="center", fontsize=9,
+               title="upper right and lower left", title_fontsize=9)
+    fig.suptitle(title, fontsize=10); fig.tight_layout()
     return fig
+
 
 # %% ../nbs/32_dprados.ipynb #i24r-c01
 from .core import check_bool, check_delta, check_random_state, check_real_data

@@ -1129,7 +1129,7 @@ def plot_figures_1_2(tables: dict, title: str = ""):
     """Figures 1 and 2 of the paper for {label: median table}: rank counts (first, second; stacked)
     and counts of positive median R^2, one group of bars per private method. Returns the figure."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(7.8, 4.4))
     width = 0.8 / max(1, len(tables))
     x = np.arange(len(PRIVATE_PIPELINES))
     for i, (label, tab) in enumerate(tables.items()):
@@ -1143,11 +1143,12 @@ def plot_figures_1_2(tables: dict, title: str = ""):
         axes[1].bar(off, pc / nd, width, color=f"C{i}", label=f"{label} ({nd} datasets)")
     titles = ("ranked 1st / 2nd (fraction of datasets)", "median R² > 0 (fraction of datasets)")
     for ax, t in zip(axes, titles):
-        ax.set_xticks(x, PRIVATE_PIPELINES, rotation=20)
-        ax.set_title(t, fontsize=10)
+        ax.set_xticks(x, PRIVATE_PIPELINES, rotation=35)
+        ax.set_title(t, fontsize=9)
         ax.set_ylim(0, 1)
-    axes[0].legend(fontsize=7, ncol=2)
-    axes[1].legend(fontsize=7)
+    # below the bars, which reach 1
+    axes[0].legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    axes[1].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3))
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

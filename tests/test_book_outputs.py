@@ -37,20 +37,6 @@ _PATH = re.compile(r"/tmp/ipykernel_\d+|/home/[\w.-]+/|/work/|/root/|site-packag
 
 # (chapter, rule, a line of the cell's source) -> why it is not fixed yet
 KNOWN = {
-    ("15_pipelines", "legible", 'fig = plot_figures_1_2({"reduced run"'):
-        "plot_figures_1_2 draws 7 pt legends 11 in wide, and its slow call below needs the "
-        "paper-scale comparison re-run to follow a change of the helper",
-    ("15_pipelines", "legible", 'fig = plot_figures_1_2({"ours k=5"'):
-        "the paper-scale comparison (slow cells) feeds it",
-    ("14_boosted_adassp", "legible", 'ax.set_title(f"{name} features, T = 100, d = 20"'):
-        "8 pt labels 11 in wide; re-running the sweep it draws (seeded) gave other medians than "
-        "the saved table beside it, so it can only be redrawn with that table and the prose "
-        "that quotes it",
-    ("32_dprados", "legible", "fig = plot_section6("):
-        "plot_section6 draws Table 2's three panels 14 in wide with 7 pt legends; its slow call "
-        "(10 folds on Abalone and Magic, about 6 min) must be re-run with a change of the helper",
-    ("32_dprados", "legible", "fig = plot_section6(dpf, gaf"):
-        "as above: the slow full run",
     ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
         "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
         "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
@@ -59,14 +45,6 @@ KNOWN = {
         "comparison re-run to follow a change of the helper",
     ("12_dpkendall", "legible", 'plot_comparison(results_full, "k = 5; full datasets'):
         "as above: the full-data comparison (slow cell)",
-    ("54_objpert", "legible", "plot_prediction(full)"):
-        "plot_prediction's 8 pt labels are 8.8 px 10 in wide; Figures D.1/D.2 are slow cells "
-        "(the paper-scale prediction runs)",
-    ("54_objpert", "legible", "plot_prediction(full_1000, p=1000)"):
-        "as above, the p = 1000 run",
-    ("53_bss_experiments", "legible", 'plot_recovery({f"p = {p}, s = 5, SNR 5, eps = 1"'):
-        "plot_recovery draws the default run 15 in wide; its other calls are slow cells of the "
-        "chapter, re-run together with a change of the helper",
 }
 
 
