@@ -760,7 +760,7 @@ def test_renderer_writes_only_into_its_output_folder(book):
 # figures 26%. SCREENS_BUDGET and BRIDGES_BUDGET are ratchets, not derived tolerances: Chromium's layout of a given
 # build is deterministic (two builds of one checkout measure the same), so a budget is the measured value plus
 # a policy margin; lower it as the chapters improve.
-SCREENS_BUDGET = 574  # issue 22's target was 550. 1,050 screens before the renderer folded source; 608 with the new
+SCREENS_BUDGET = 577  # issue 22's target was 550. 1,050 screens before the renderer folded source; 608 with the new
 # chapters; 494 once API entries were made compact, proof code left the API and the guide and analysis chapters came;
 # 548 after issue 40's pass; 627 once the four chapters of issues 37-39 (18, 19, 60, 70: about 79 screens) came;
 # 557.3 after issue 40's second pass (driver and check code of 5+ lines folded: -51; a run of folded cells 0.3em
@@ -774,6 +774,8 @@ SCREENS_BUDGET = 574  # issue 22's target was 550. 1,050 screens before the rend
 # 571.8 after issue 40's fourth pass (572.2 measured before it, main at a5c1580): prose that retyped the numbers of
 # the output below it cut (51's benchmark, 50's speed note, 40's slow note, 02's race), 40's PD loop on one line, 13's
 # PTR pair table 8 rows of 13; the reading of outputs and prose outside 12/14/15/32/53/60 is about spent at this grain
+# 575 on main once every branch of that session was merged (the figures of 14, 15, 32, 53 and 54 redrawn at the
+# column's width with labels >= 9 px, several now on two rows; 70's coverage table split in two): budget 577
 BRIDGES_BUDGET = 0  # 89 before; 86 docstring-copying paragraphs deleted, the last 5 rewritten
 PROSE_SHARE_FLOOR = 0.40  # issue 22's floor; measured 57% (see `reading` for what counts as prose)
 WARNINGS_BUDGET = 0  # the build had 0 warnings once the bibliography's anchors became targets: warnings are errors
