@@ -201,3 +201,11 @@ def test_the_rules_can_fail():
     funcs = {"draw": "def draw(r):\n    ax.legend(fontsize=7)\n"}
     assert len(illegible([cell("draw(res)", fig(1200, 100))], funcs)) == 1
     assert illegible([cell("draw(res)", fig(700, 100))], funcs) == []
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOKS)
+def test_code_lines_fit_the_column(chapter):
+    "A code line of more than 100 characters is cut off in the book's code blocks (DESIGN.md)."
+    long = [(i, len(ln), ln[:60]) for i, c in enumerate(_cells(chapter)) if c["cell_type"] == "code"
+            for ln in "".join(c["source"]).splitlines() if len(ln) > 100]
+    assert not long, f"{chapter}: code lines over 100 characters (cell, length, start): {long}"
