@@ -730,6 +730,9 @@ PALETTE = {  # method -> its look in every figure of the book (matplotlib keywor
                                    ls="--"),
     "two-stage": dict(color="#7f7f7f", marker="s", label="two-stage"),
     "SIS": dict(color="#8c564b", marker="x", label="SIS (not private)"),
+    # selection from Kendall's tau (chapter 12)
+    "DPKendall": dict(color="#17becf", marker="o", label="DPKendall"),
+    "SubLasso": dict(color="#bcbd22", marker="s", label="SubLasso", ls="--"),
 }
 
 

@@ -797,12 +797,12 @@ def compare_selectors(
 
 # %% ../nbs/12_dpkendall.ipynb #b1d16127
 def plot_comparison(results: dict, title: str = ""):
-    """Overlap and held-out R^2 against epsilon, one column per dataset.
+    """Overlap and held-out R^2 against epsilon, one column per dataset, at most 7.8 in wide.
 
     Parameters
     ----------
     results : dict
-        Dataset name to the output of `compare_selectors`.
+        Dataset name to the output of `compare_selectors` (or its JSON copy).
     title : str
         Figure title.
 
@@ -811,22 +811,30 @@ def plot_comparison(results: dict, title: str = ""):
     matplotlib.figure.Figure
         The figure.
     """
-    fig, axes = plt.subplots(2, len(results), figsize=(3.6 * len(results), 5.6), squeeze=False)
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    from dplit.book import method_style  # the book's one look per method
+
+    fig, axes = plt.subplots(2, len(results), figsize=(min(7.8, 2.6 * len(results)), 5.4),
+                             squeeze=False, sharex=True)
     for c, (name, r) in enumerate(results.items()):
-        for meth, mk in (("DPKendall", "o-"), ("SubLasso", "s--")):
-            axes[0, c].semilogx(r["epsilons"], r[meth]["overlap"], mk, label=meth)
-            axes[1, c].semilogx(r["epsilons"], r[meth]["r2"], mk, label=meth)
+        for meth in ("DPKendall", "SubLasso"):
+            for row, key in ((0, "overlap"), (1, "r2")):
+                axes[row, c].semilogx(r["epsilons"], r[meth][key], **method_style(meth))
         axes[1, c].axhline(r["r2_reference"], color="k", lw=1, label="non-private Kendall top-k")
         axes[1, c].axhline(r["r2_all"], color="gray", ls=":", lw=1, label="OLS on all features")
-        axes[0, c].set_title(name)
+        axes[0, c].set_title(name, fontsize=10)
         axes[0, c].set_ylim(-0.02, 1.02)
-        axes[1, c].set_xlabel("epsilon")
-    axes[0, 0].set_ylabel("overlap with non-private top-k")
-    axes[1, 0].set_ylabel("held-out OLS R^2")
-    axes[0, 0].legend(fontsize=7)
-    axes[1, 0].legend(fontsize=7)
-    fig.suptitle(title)
-    fig.tight_layout()
+        axes[1, c].set_xticks(r["epsilons"], [f"{e:g}" for e in r["epsilons"]])
+        axes[1, c].xaxis.set_minor_formatter(NullFormatter())
+        axes[1, c].set_xlabel("ε")
+    axes[0, 0].set_ylabel("overlap with\nnon-private top-k")
+    axes[1, 0].set_ylabel("held-out OLS R²")
+    fig.legend(*axes[1, 0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=9,
+               frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     return fig
 
 # %% ../nbs/12_dpkendall.ipynb #766a9948
