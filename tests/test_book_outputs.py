@@ -37,14 +37,6 @@ _PATH = re.compile(r"/tmp/ipykernel_\d+|/home/[\w.-]+/|/work/|/root/|site-packag
 
 # (chapter, rule, a line of the cell's source) -> why it is not fixed yet
 KNOWN = {
-    ("12_dpkendall", "legible", 'ax.set_title(f"log-log slope'):
-        "timings 11 in wide with 7 pt legends; redraw it with the two below (the cells before the "
-        "slow comparison took over 30 min to re-run on the loaded machine of 29 Nov 2026)",
-    ("12_dpkendall", "legible", 'plot_comparison(results, "k = 5; 1,000 training rows'):
-        "plot_comparison draws 7 pt legends 10.8 in wide; its slow call needs the full-data "
-        "comparison re-run to follow a change of the helper",
-    ("12_dpkendall", "legible", 'plot_comparison(results_full, "k = 5; full datasets'):
-        "as above: the full-data comparison (slow cell)",
 }
 
 
