@@ -703,10 +703,10 @@ def _audit_private_range(full: bool = False) -> AuditCase:
                      n_trials=2_000_000 if full else 500_000, exact=exact)
 
 
-@register_audit("private_quantile_continuous", "private quantile without a grid (continuous "
+@register_audit("gridless_quantile", "private quantile without a grid (continuous "
                 "exponential mechanism, q = 0.3, bounds [0, 4]), epsilon = 1, add/remove",
                 "McSherry & Talwar (2007); Smith (2011); dplit 09_bounds")
-def _audit_private_quantile_continuous(full: bool = False) -> AuditCase:
+def _audit_gridless_quantile(full: bool = False) -> AuditCase:
     q, eps, s = 0.3, 1.0, quantile_sensitivity(0.3)
 
     def cq(sens, e, lengths=True):

@@ -7,7 +7,7 @@ import pytest
 
 from dplit.audit import registered_audits, run_audit
 
-NAMES = ("private_quantile", "private_quantile_continuous", "private_range")
+NAMES = ("private_quantile", "gridless_quantile", "private_range")
 
 
 @pytest.mark.parametrize("name", NAMES)
