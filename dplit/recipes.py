@@ -164,7 +164,7 @@ def recipe_rule(task: str, epsilon, n_features: int) -> dict:
     dict
         x_share (of epsilon, to X's private ranges) and x_min_epsilon (below it, X is scaled by
         the schema and x_share is not spent), quantiles (the released ranges), n_grid and
-        x_n_grid (grids of y's and X's private quantiles), and y_share and n_rounds
+        x_n_grid (grids of y's and X's private quantiles; None: no grid), and y_share and n_rounds
         (regression) or jac_share and noise (classification: `logistic_choice` turns them into C
         and the noise).
     """
