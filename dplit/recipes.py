@@ -164,7 +164,7 @@ def recipe_rule(task: str, epsilon, n_features: int) -> dict:
     dict
         x_share (of epsilon, to X's private ranges) and x_min_epsilon (below it, X is scaled by
         the schema and x_share is not spent), quantiles (the released ranges), n_grid and
-        x_n_grid (grids of y's and X's private quantiles), and y_share and n_rounds
+        x_n_grid (grids of y's and X's private quantiles; None: no grid), and y_share and n_rounds
         (regression) or jac_share and noise (classification: `logistic_choice` turns them into C
         and the noise).
     """
@@ -261,6 +261,9 @@ def _check_rule(rule, task, epsilon, d) -> dict:
         s = base.get(k, 0.0)
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < top:
             raise ValueError(f"rule[{k!r}] must be in [0, {top}), got {s!r}")
+    for k in ("n_grid", "x_n_grid"):  # None: no grid, the continuous private quantile
+        if base[k] is not None:
+            check_int(base[k], f"rule[{k!r}]", low=2)
     if epsilon < base["x_min_epsilon"]:
         base["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
     if base["x_share"] + base.get("y_share", 0.0) >= 1:
@@ -828,15 +831,27 @@ def run_recipes(names, epsilons=(0.5, 1.0, 3.0), splits: int = SPLITS, rule=None
 # %% ../nbs/19_head_to_head.ipynb #3549dd5d
 _X_RULES = ((0.0, 0.0), (0.1, 0.0), (0.1, 1.0), (0.25, 0.0), (0.25, 1.0))  # x_share, x_min_eps
 TUNING_GRID = {
-    "regression": [dict(y_share=b, n_rounds=t, x_share=x, x_min_epsilon=m)
+    "regression": [dict(y_share=b, n_rounds=t, x_share=x, x_min_epsilon=m, x_n_grid=101,
+                        n_grid=101)
                    for b in (0.1, 0.25) for t in (1, 5, 20) for x, m in _X_RULES],
-    "classification": [dict(jac_share=f, x_share=x, noise="auto")
+    "classification": [dict(jac_share=f, x_share=x, noise="auto", x_n_grid=101)
                        for f in (0.05, 0.1, 0.2, 0.3) for x in (0.0, 0.1, 0.2, 0.3)]
-    + [dict(jac_share=0.2, x_share=x, noise="gauss") for x in (0.0, 0.1, 0.2, 0.3)]}
+    + [dict(jac_share=0.2, x_share=x, noise="gauss", x_n_grid=101) for x in (0.0, 0.1, 0.2, 0.3)]}
 TUNING_GRID["regression"].append(dict(y_share=0.25, n_rounds=5, x_share=0.1, x_min_epsilon=1.0,
-                                      x_n_grid=1001))
+                                      x_n_grid=1001, n_grid=101))
 TUNING_GRID["classification"].append(dict(jac_share=0.2, x_share=0.1, noise="auto",
                                           x_n_grid=1001))
+# the continuous private quantile (no grid) for X, and for y too (regression)
+TUNING_GRID["regression"] += [dict(y_share=b, n_rounds=5, x_share=x, x_min_epsilon=m,
+                                   x_n_grid=None, n_grid=yg)
+                              for yg in (101, None) for b in (0.1, 0.25) for x, m in _X_RULES
+                              if x > 0 or yg is None]
+TUNING_GRID["classification"] += [dict(jac_share=f, x_share=x, noise="auto", x_n_grid=None)
+                                  for f in (0.05, 0.1, 0.2, 0.3) for x in (0.1, 0.2, 0.3)]
+
+
+def _grid_label(n_grid) -> str:
+    return "none" if n_grid is None else str(n_grid)
 
 
 def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
@@ -848,7 +863,11 @@ def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
     out = []
     for rule in TUNING_GRID[task]:
         rows = run_recipes(names, epsilons, splits, rule=rule, data=data)
-        row = {**rule}
+        row = {k: v for k, v in rule.items() if k not in ("x_n_grid", "n_grid")}
+        full = recipe_rule(task, 1.0, 1) | rule  # the grids a candidate does not name: the rule's
+        row["X grid"] = _grid_label(full["x_n_grid"])
+        if task == "regression":
+            row["y grid"] = _grid_label(full["n_grid"])
         for n in names:
             row[n] = np.mean([np.maximum(r["scores"], -1) for r in rows if r["table"] == n])
         row["mean"] = np.mean([row[n] for n in names])

@@ -273,7 +273,8 @@ ROLES = {
     "mechanism": "callable", "task": "callable", "statistic": "callable", "settings": "settings",
     "d0": "opaque", "d1": "opaque", "labels": "object", "scheduler": "object", "desc": "text",
     "x": "vector", "q": "unit", "bounds": "pair", "quantiles": "pair", "feature_range": "pair",
-    "n_grid": "count", "estimator": "object", "param_grid": "object", "gamma": "prob",
+    "n_grid": "count_or_none",  # None: no grid (the continuous private quantile)
+    "estimator": "object", "param_grid": "object", "gamma": "prob",
     "error_bound": "pos", "validation_fraction": "prob", "accountant": "object", "label": "text",
     "run": "callable", "epsilon_run": "eps", "schema": "object",
 }
@@ -311,9 +312,10 @@ def _values(role, default):
     if role == "eta":
         return c + [("inf", math.inf, _R), ("zero", 0.0, _A), ("neg", -0.1, _R),
                     ("subnormal", 1e-320, _A)]
-    if role in ("size_k", "count", "iters", "size", "n_jobs"):
+    if role in ("size_k", "count", "count_or_none", "iters", "size", "n_jobs"):
+        none = _A if default is None or role == "count_or_none" else _R
         out = [("nan", float("nan"), _R), ("inf", math.inf, _A if role == "iters" else _R),
-               ("str", "2", _R), ("bool", True, _R), ("None", None, _A if default is None else _R),
+               ("str", "2", _R), ("bool", True, _R), ("None", None, none),
                ("frac", 1.5, _R), ("float_int", 2.0, _A), ("huge", 1e300, _R)]
         if role != "n_jobs":
             out += [("zero", 0, _A if role == "size" else _R), ("neg", -1, _R)]
@@ -806,7 +808,7 @@ def default_subset(all_ids, n=50):
             "gaussian_mechanism|sensitivity|max308", "samp_agg_select|vote|negative",
             "samp_agg_select|vote|out_of_range", "samp_agg_select|vote|float"]
     must = [m for m in must if m in all_ids]
-    ints = ("size_k", "count", "iters", "size", "n_jobs")        # 1e300 for an int: a type case
+    ints = ("size_k", "count", "count_or_none", "iters", "size", "n_jobs")  # 1e300: a type case
     rest = [c for c in all_ids if c not in must and c.rsplit("|", 1)[-1] in SUBSET_LABELS
             and "Tukey" not in c.split("|")[0]
             and ROLES.get(c.split("|")[1].replace("ctor.", ""), "") not in ints]
@@ -826,10 +828,11 @@ def category(case_id: str, verdict: str) -> str:
     label = parts[-1]
     role = ROLES.get(parts[1].replace("ctor.", ""), "") if len(parts) == 3 else ""
     if verdict in ("crash", "timeout", "nonfinite") or (
-            label in MAGNITUDE_LABELS and role not in ("size_k", "count", "iters", "size")):
+            label in MAGNITUDE_LABELS and role not in ("size_k", "count", "count_or_none", "iters",
+                                                       "size")):
         return "finding 5: overflow / underflow / aborts"
     if label in TYPE_LABELS or role in ("rng", "bool", "choice") or (
-            label == "huge" and role in ("size_k", "count", "iters", "size")):
+            label == "huge" and role in ("size_k", "count", "count_or_none", "iters", "size")):
         return "finding 3: strict types (bool/real/int/string, rng)"
     return "other validation (NaN/inf/shape/range)"
 

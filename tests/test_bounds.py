@@ -65,6 +65,34 @@ def test_private_range_bad_inputs_before_any_draw(bad, match):
     assert g.calls == []
 
 
+@pytest.mark.parametrize("bad,match", [
+    (dict(q=-0.1), "q"), (dict(epsilon=0.0), "epsilon"), (dict(bounds=(2.0, 1.0)), "bounds"),
+    (dict(bounds=(0.0, np.inf)), "bounds"), (dict(x=[1.0, np.nan]), "x"), (dict(relation="replace"), "relation")])
+def test_continuous_quantile_bad_inputs_before_any_draw(bad, match):
+    g = _Recorder()
+    kw = dict(x=[0.1, 0.5, 0.9], q=0.5, epsilon=1.0, bounds=(0.0, 1.0), n_grid=None) | bad
+    with pytest.raises((ValueError, TypeError), match=match):
+        private_quantile(**kw, rng=g)
+    assert g.calls == []
+
+
+def test_continuous_range_is_ordered_non_empty_and_inside_the_bounds():
+    # tied data: every draw lands in one of the two pieces of positive length, [0, 0.5] or [0.5, 1]
+    v = private_range(np.full(20, 0.5), 0.05, (0.0, 1.0), (0.4, 0.6), n_grid=None, rng=0, size=20_000).value
+    assert (v[:, 0] < v[:, 1]).all() and (v >= 0.0).all() and (v <= 1.0).all()
+    assert not np.isin(v, 0.5).any()  # the tie carries no atom
+
+
+def test_continuous_quantile_charges_before_its_draw():
+    acc = BudgetAccountant(1.0)
+    private_quantile([0.1, 0.5, 0.9], 0.5, 0.6, (0.0, 1.0), n_grid=None, rng=0, accountant=acc)
+    assert abs(acc.spent.epsilon - 0.6) < 1e-15 and len(acc.ledger) == 1
+    g = _Recorder()
+    with pytest.raises(BudgetExceededError):   # over budget: refused before the generator is touched
+        private_quantile([0.1, 0.5, 0.9], 0.5, 0.6, (0.0, 1.0), n_grid=None, rng=g, accountant=acc)
+    assert g.calls == [] and len(acc.ledger) == 1
+
+
 def test_range_is_ordered_and_non_empty():
     v = private_range(np.full(20, 0.5), 0.05, (0.0, 1.0), (0.4, 0.6), n_grid=3, rng=0, size=20_000).value
     assert (v[:, 0] < v[:, 1]).all()

@@ -1,4 +1,4 @@
-"""The registered audits of nbs/09_bounds.ipynb (private_quantile, private_range): the shipped mechanism passes, the
+"""The registered audits of nbs/09_bounds.ipynb (private_quantile, its continuous version, private_range): the shipped mechanism passes, the
 half-noise and the subtle mutant are caught, and the exact losses of the pairs order as claimed. (They also run in
 tests/test_audit_registry.py with the rest of the registry.)"""
 import zlib
@@ -7,7 +7,7 @@ import pytest
 
 from dplit.audit import registered_audits, run_audit
 
-NAMES = ("private_quantile", "private_range")
+NAMES = ("private_quantile", "gridless_quantile", "private_range")
 
 
 @pytest.mark.parametrize("name", NAMES)
