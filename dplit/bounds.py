@@ -123,7 +123,9 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
         Public range of the grid (values outside it are counted, not clipped).
     n_grid : int or None, default 1001
         Number of grid points; None: no grid, a point drawn from the density proportional to
-        $\exp(-\varepsilon |\#\{x_i < t\} - qn| / (2\Delta_q))$ on `bounds`.
+        $\exp(-\varepsilon |\#\{x_i < t\} - qn| / (2\Delta_q))$ on `bounds`, computed on a public
+        lattice of step about $2^{-30}$ of the range (the data rounded to it, the release a cell's
+        centre), so that no low bit of the release depends on the data.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation; sets the sensitivity (max(q, 1 - q) or 1).
     rng : int or None, default None
@@ -137,7 +139,8 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
     Returns
     -------
     Release
-        ``value``: the grid point (an array of `size` grid points with `size`); ``spend``.
+        ``value``: the grid point, or the lattice point with `n_grid=None` (an array of `size`
+        of them with `size`); ``spend``.
 
     Raises
     ------
@@ -205,8 +208,9 @@ def _continuous_law(x, q, sens, eps, lo, hi, lengths=True):
 
 
 def _lattice(lo, hi):
-    """The public lattice of the releases: a step h (a power of two, at most 2^-29 of the range and
-    at least 2^-51 of its largest end, so k h is exact) and the integer ends ceil(lo/h), floor(hi/h)."""
+    """The public lattice of the releases: a step h (a power of two, at most 2^-29 of the range
+    and at least 2^-51 of its largest end, so k h is exact) and the integer ends ceil(lo/h),
+    floor(hi/h)."""
     e = max(math.frexp(hi / 2 - lo / 2)[1] - 29, math.frexp(max(abs(lo), abs(hi)))[1] - 51, -1074)
     h = math.ldexp(1.0, e)
     a = float(math.ceil(lo / h))
@@ -214,8 +218,9 @@ def _lattice(lo, hi):
 
 
 def _gridless_draw(x, q, sens, eps, lo, hi, g, size, lengths=True):
-    """The continuous quantile as released: every value clipped and rounded to the lattice (one record
-    at a time: neighbours stay neighbours), the law of the pieces in lattice units, then a cell."""
+    """The continuous quantile as released: every value clipped and rounded to the lattice (one
+    record at a time: neighbours stay neighbours), the law of the pieces in lattice units, then a
+    cell."""
     h, a, b = _lattice(lo, hi)
     s = np.round(np.clip(np.asarray(x, float), lo, hi) / h)   # |value| / h <= 2^51: exact
     return np.clip(h * _continuous_draw(*_continuous_law(s, q, sens, eps, a, b, lengths), g, size),

@@ -154,7 +154,8 @@ def _ideal_worst(q, sens, relation, n_max=4):
             others = ([D + (x,) for x in _POS] if relation == "add/remove" else
                       [D[:i] + (x,) + D[i + 1:] for i in range(n) for x in _POS])
             for E in others:
-                l0, l1 = _ideal_log_density(D, E, q, sens, 1.0), _ideal_log_density(E, D, q, sens, 1.0)
+                l0 = _ideal_log_density(D, E, q, sens, 1.0)
+                l1 = _ideal_log_density(E, D, q, sens, 1.0)
                 worst = max(worst, float(np.max(np.abs(l0 - l1))))
     return worst
 
@@ -165,6 +166,8 @@ def test_continuous_quantile_loss_at_most_epsilon_independent_enumeration(q, rel
     # every pair of up to 5 values from 7 positions (ties, values at and beyond [0, 4], n = 0 -> 1)
     loss = _ideal_worst(q, quantile_sensitivity(q, relation), relation)
     assert 0.4 < loss <= 1.0 + 1e-12   # float log-sum-exp of <= 9 terms: error ~1e-15
+    if relation == "substitute" and q == 0.5:  # the mutant: add/remove's Delta 1/2 for substitution
+        assert _ideal_worst(q, 0.5, relation) > 1.5
 
 
 def test_continuous_quantile_median_sensitivity_at_q01_is_caught_on_a_larger_pair():
@@ -178,12 +181,12 @@ def test_continuous_quantile_median_sensitivity_at_q01_is_caught_on_a_larger_pai
 
 def test_continuous_quantile_releases_lie_on_a_public_lattice():
     # Mironov-style: a naive draw z_i + u |I_i| reaches data-dependent doubles (on D' = {1, 3} a
-    # release in [1, 2) that D = {1} cannot produce, ~12 % of draws); the shipped releases all lie on
-    # the centres of a lattice fixed by the bounds, (k + 1/2) h, h a power of two
+    # release in [1, 2) that D = {1} cannot produce, ~12 % of draws); the shipped releases all lie
+    # on the centres of a lattice fixed by the bounds, (k + 1/2) h, h a power of two
     from dplit.bounds import _lattice
     for bounds in ((0.0, 4.0), (-3.0, 1e3), (1e9, 1e9 + 1.0)):
         h = _lattice(*bounds)[0]
-        top = max(map(abs, bounds))  # h: 2^-30..2^-29 of the range, coarser only for k h to be exact
+        top = max(map(abs, bounds))  # h: 2^-30..2^-29 of the range; coarser for k h to be exact
         assert h == 2.0 ** round(math.log2(h)) and h <= max((bounds[1] - bounds[0]) * 2.0**-29,
                                                             top * 2.0**-50)
         for D in ([1.0], [1.0, 3.0], [1.0 + 1e-9, 3.0, 3.0], [-7.0, 1e12]):
