@@ -123,7 +123,9 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
         Public range of the grid (values outside it are counted, not clipped).
     n_grid : int or None, default 1001
         Number of grid points; None: no grid, a point drawn from the density proportional to
-        $\exp(-\varepsilon |\#\{x_i < t\} - qn| / (2\Delta_q))$ on `bounds`.
+        $\exp(-\varepsilon |\#\{x_i < t\} - qn| / (2\Delta_q))$ on `bounds`, computed on a public
+        lattice of step about $2^{-30}$ of the range (the data rounded to it, the release a cell's
+        centre), so that no low bit of the release depends on the data.
     relation : {'add/remove', 'substitute'}, default 'add/remove'
         Neighbouring relation; sets the sensitivity (max(q, 1 - q) or 1).
     rng : int or None, default None
@@ -137,7 +139,8 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
     Returns
     -------
     Release
-        ``value``: the grid point (an array of `size` grid points with `size`); ``spend``.
+        ``value``: the grid point, or the lattice point with `n_grid=None` (an array of `size`
+        of them with `size`); ``spend``.
 
     Raises
     ------
@@ -150,8 +153,7 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
     spend = _k_copies(PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation), size)
     _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     if n_grid is None:
-        return Release(_continuous_draw(*_continuous_law(x, float(q), sens, eps, *grid),
-                                        as_rng(rng), size), spend)
+        return Release(_gridless_draw(x, float(q), sens, eps, *grid, as_rng(rng), size), spend)
     r = exponential_mechanism(quantile_utility(x, grid, float(q)), sens, eps, rng=rng, size=size,
                               relation=relation)
     return Release(grid[r.value], spend)
@@ -205,12 +207,34 @@ def _continuous_law(x, q, sens, eps, lo, hi, lengths=True):
     return z, lw - np.logaddexp.reduce(lw)
 
 
+def _lattice(lo, hi):
+    """The public lattice of the releases: a step h (a power of two, at most 2^-29 of the range
+    and at least 2^-51 of its largest end, so k h is exact) and the integer ends ceil(lo/h),
+    floor(hi/h)."""
+    e = max(math.frexp(hi / 2 - lo / 2)[1] - 29, math.frexp(max(abs(lo), abs(hi)))[1] - 51, -1074)
+    h = math.ldexp(1.0, e)
+    a = float(math.ceil(lo / h))
+    return h, a, max(float(math.floor(hi / h)), a + 1)
+
+
+def _gridless_draw(x, q, sens, eps, lo, hi, g, size, lengths=True):
+    """The continuous quantile as released: every value clipped and rounded to the lattice (one
+    record at a time: neighbours stay neighbours), the law of the pieces in lattice units, then a
+    cell."""
+    h, a, b = _lattice(lo, hi)
+    s = np.round(np.clip(np.asarray(x, float), lo, hi) / h)   # |value| / h <= 2^51: exact
+    return np.clip(h * _continuous_draw(*_continuous_law(s, q, sens, eps, a, b, lengths), g, size),
+                   lo, hi)
+
+
 def _continuous_draw(z, logp, g, size):
-    "A piece by the inverse of its CDF, then a uniform point within it."
+    """A piece by the inverse of its CDF, then a uniform lattice cell within it (z integers): its
+    centre k + 1/2, a point of a lattice fixed by the public range (no data-dependent low bits)."""
     p = np.exp(logp)
     cdf, last = np.cumsum(p), int(np.flatnonzero(p > 0)[-1])
     i = np.minimum(np.searchsorted(cdf, g.random(size) * cdf[-1], side="right"), last)
-    return z[i] + g.random(size) * (z[i + 1] - z[i])
+    w = z[i + 1] - z[i]                     # an integer >= 1 (a chosen piece has mass)
+    return z[i] + np.minimum(np.floor(g.random(size) * w), w - 1) + 0.5
 
 
 # %% ../nbs/09_bounds.ipynb #8da6c7c5
@@ -305,9 +329,8 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     sens = [quantile_sensitivity(q, relation) for q in qs]
     g, spend = as_rng(rng), _k_copies(_range_spend(eps, qs, relation), size)
     _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
-    if n_grid is None:  # two continuous draws, ordered (post-processing; ties have probability 0)
-        lo, hi = (_continuous_draw(*_continuous_law(x, q, s, eps / 2, *grid), g, size)
-                  for q, s in zip(qs, sens))
+    if n_grid is None:  # two continuous draws, ordered, made non-empty (post-processing)
+        lo, hi = (_gridless_draw(x, q, s, eps / 2, *grid, g, size) for q, s in zip(qs, sens))
         lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
         return Release(np.stack([lo, np.where(hi > lo, hi, np.nextafter(lo, np.inf))], -1), spend)
     lo, hi = _range_indices(x, grid, qs, sens, (eps / 2, eps / 2), g, size)
@@ -710,8 +733,7 @@ def _audit_gridless_quantile(full: bool = False) -> AuditCase:
     q, eps, s = 0.3, 1.0, quantile_sensitivity(0.3)
 
     def cq(sens, e, lengths=True):
-        return lambda x, g, n: _continuous_draw(*_continuous_law(
-            np.asarray(x, float), q, sens, e, 0.0, 4.0, lengths), g, n)
+        return lambda x, g, n: _gridless_draw(x, q, sens, e, 0.0, 4.0, g, n, lengths)
     variants = {"correct": lambda x, g, n: private_quantile(x, q, eps, (0.0, 4.0), None, rng=g,
                                                             size=n).value,
                 "half_noise": cq(s, 2 * eps), "no_lengths": cq(s, eps, lengths=False)}

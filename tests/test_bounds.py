@@ -131,3 +131,65 @@ def test_check_estimator():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_estimator(PrivateClipScaler(bounds=(-10.0, 10.0), n_grid=201, random_state=0))
+
+
+# ---- review rev37c: the continuous quantile, checked by code independent of the chapter's ----
+_POS = (-1.0, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0)   # outside, at the ends, inside, ties by repetition
+
+
+def _ideal_log_density(D, other, q, sens, eps, lo=0.0, hi=4.0):
+    """log p_D on each interval of the partition merged with `other`'s values: counts by direct
+    comparison at the interval's midpoint, the normaliser as a sum over the merged intervals
+    (no pieces of one data set, no clipping)."""
+    cut = np.unique(np.r_[lo, hi, [v for v in (*D, *other) if lo < v < hi]])
+    mid = (cut[:-1] + cut[1:]) / 2
+    lw = np.array([-eps * abs(sum(v < m for v in D) - q * len(D)) / (2 * sens) for m in mid])
+    return lw - np.logaddexp.reduce(lw + np.log(np.diff(cut)))
+
+
+def _ideal_worst(q, sens, relation, n_max=4):
+    worst = 0.0
+    for n in range(n_max + 1):          # n = 0 too: the law of the empty set is uniform
+        for D in itertools.combinations_with_replacement(_POS, n):
+            others = ([D + (x,) for x in _POS] if relation == "add/remove" else
+                      [D[:i] + (x,) + D[i + 1:] for i in range(n) for x in _POS])
+            for E in others:
+                l0 = _ideal_log_density(D, E, q, sens, 1.0)
+                l1 = _ideal_log_density(E, D, q, sens, 1.0)
+                worst = max(worst, float(np.max(np.abs(l0 - l1))))
+    return worst
+
+
+@pytest.mark.parametrize("relation", ["add/remove", "substitute"])
+@pytest.mark.parametrize("q", [0.1, 0.5, 0.9])
+def test_continuous_quantile_loss_at_most_epsilon_independent_enumeration(q, relation):
+    # every pair of up to 5 values from 7 positions (ties, values at and beyond [0, 4], n = 0 -> 1)
+    loss = _ideal_worst(q, quantile_sensitivity(q, relation), relation)
+    assert 0.4 < loss <= 1.0 + 1e-12   # float log-sum-exp of <= 9 terms: error ~1e-15
+    if relation == "substitute" and q == 0.5:  # the mutant: add/remove's Delta 1/2 for substitution
+        assert _ideal_worst(q, 0.5, relation) > 1.5
+
+
+def test_continuous_quantile_median_sensitivity_at_q01_is_caught_on_a_larger_pair():
+    # the subtle mutant (Delta of the median, 1/2, at q = 0.1 under add/remove) passes every pair of
+    # <= 5 values; 11 values near b and one added below a: loss 0.9 (1 + 1) / (2 * 0.5) -> 1.8
+    D, E = (3.999,) * 11, (3.999,) * 11 + (-1.0,)
+    ok = lambda s: float(np.max(np.abs(_ideal_log_density(D, E, 0.1, s, 1.0)
+                                       - _ideal_log_density(E, D, 0.1, s, 1.0))))
+    assert ok(quantile_sensitivity(0.1)) <= 1.0 + 1e-12 and ok(0.5) > 1.5
+
+
+def test_continuous_quantile_releases_lie_on_a_public_lattice():
+    # Mironov-style: a naive draw z_i + u |I_i| reaches data-dependent doubles (on D' = {1, 3} a
+    # release in [1, 2) that D = {1} cannot produce, ~12 % of draws); the shipped releases all lie
+    # on the centres of a lattice fixed by the bounds, (k + 1/2) h, h a power of two
+    from dplit.bounds import _lattice
+    for bounds in ((0.0, 4.0), (-3.0, 1e3), (1e9, 1e9 + 1.0)):
+        h = _lattice(*bounds)[0]
+        top = max(map(abs, bounds))  # h: 2^-30..2^-29 of the range; coarser for k h to be exact
+        assert h == 2.0 ** round(math.log2(h)) and h <= max((bounds[1] - bounds[0]) * 2.0**-29,
+                                                            top * 2.0**-50)
+        for D in ([1.0], [1.0, 3.0], [1.0 + 1e-9, 3.0, 3.0], [-7.0, 1e12]):
+            v = private_quantile(D, 0.5, 1.0, bounds, n_grid=None, rng=1, size=20_000).value
+            k = v / h - 0.5
+            assert (k == np.round(k)).all() and (v >= bounds[0]).all() and (v <= bounds[1]).all()
