@@ -381,9 +381,10 @@ WIDE_TABLE = 70  # characters: a pandas table whose text is wider shows as text 
 
 def _narrow(o: dict) -> dict:
     """A pandas table wider than the column keeps only its text form, which pandas wraps in blocks
-    of at most 80 characters. Its text tells the width: a table whose text is wrapped (lines ending
-    in a backslash) or wider than `WIDE_TABLE` characters would, as HTML with its cell padding, be
-    wider than the text column at 1280 px."""
+    of at most 80 characters (put back side by side when they fit the column: `_unwrapped`). Its
+    text tells the width: a table whose text is wrapped (lines ending in a backslash) or wider than
+    `WIDE_TABLE` characters would, as HTML with its cell padding, be wider than the text column at
+    1280 px."""
     data = o.get("data", {})
     html, plain = "".join(data.get("text/html", "")), "".join(data.get("text/plain", ""))
     if 'class="dataframe"' not in html or not plain:
@@ -393,7 +394,41 @@ def _narrow(o: dict) -> dict:
     wrapped = any(l.rstrip().endswith("\\") for l in lines)
     if not (wrapped or widest > WIDE_TABLE) or widest > 100:
         return o
-    return dict(o, data={k: v for k, v in data.items() if k != "text/html"})
+    data = {k: v for k, v in data.items() if k != "text/html"}
+    return dict(o, data=dict(data, **{"text/plain": _unwrapped(plain) or plain}))
+
+
+def _unwrapped(text: str, limit: int = 100) -> str | None:
+    """pandas' text of a table wider than its `display.width`, printed as column blocks one under
+    the other (each block's header line ends in a backslash, and repeats the index), put back side
+    by side when the joined lines fit in `limit` characters (the output column holds 100 at 1280
+    px): one line per row instead of one per row and block. None when the text is not such blocks
+    or the joined table would be wider."""
+    lines = text.rstrip("\n").split("\n")
+    blocks, cur = [], []
+    for line in lines + [""]:
+        if line.strip():
+            cur.append(line)
+        elif cur:
+            blocks, cur = blocks + [cur], []
+    if len(blocks) < 2 or len({len(b) for b in blocks}) != 1:
+        return None
+    if not all(b[0].rstrip().endswith("\\") for b in blocks[:-1]):
+        return None
+    out = [line.rstrip().rstrip("\\").rstrip() for line in blocks[0]]
+    for b in blocks[1:]:
+        b = [line.rstrip().rstrip("\\").rstrip() for line in b]
+        # the repeated index: the columns where every line of this block equals the first block,
+        # cut back to a column that is blank on every line of this block
+        # (a line that is all index, like the index's name, sets no limit)
+        w = min((next(i for i, (x, y) in enumerate(zip(a + "\0", c + "\1")) if x != y)
+                 for a, c in zip(out, b) if not a.startswith(c)), default=0)
+        while w > 0 and not all(len(c) < w or c[w - 1] == " " for c in b):
+            w -= 1
+        width = max(map(len, out))  # the blocks' columns are right-aligned: two blanks between
+        out = [a.ljust(width) + ("  " + c[w:] if c[w:] else "") for a, c in zip(out, b)]
+    out = [line.rstrip() for line in out]
+    return "\n".join(out) + "\n" if max(map(len, out)) <= limit else None
 
 
 def _table_outputs(outputs: list) -> list:
