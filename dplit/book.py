@@ -877,7 +877,7 @@ div.math .MJXc-display, div.math .MathJax_Display {
 /* verification records and API entries */
 table.dplit-record { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 table.dplit-record th, table.dplit-record td {
-  border: 1px solid #ccc; padding: 0.12em 0.6em; vertical-align: top; line-height: 1.4; }
+  border: 1px solid #ccc; padding: 0.1em 0.6em; vertical-align: top; line-height: 1.3; }
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
