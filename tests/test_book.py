@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -272,6 +273,12 @@ LINKS_JS = r"""
 """
 
 
+# Chromium gets its pipe on fds 3 and 4 (dup2 in the child): two browsers started at once from two threads could
+# close or reuse each other's descriptors between os.pipe() and the fork ("OSError: [Errno 9] Bad file descriptor"
+# in Popen, seen in measure_book's second thread). One launch at a time.
+_LAUNCH = threading.Lock()
+
+
 class Chromium:
     """A headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``)."""
 
@@ -281,18 +288,20 @@ class Chromium:
         if exe is None:
             raise FileNotFoundError("chromium is not installed (tests/run.sh installs Debian's chromium)")
         self.profile = tempfile.mkdtemp(prefix="dplit-chromium-")
-        to_child_r, self._w = os.pipe()
-        self._r, from_child_w = os.pipe()
+        with _LAUNCH:
+            to_child_r, self._w = os.pipe()
+            self._r, from_child_w = os.pipe()
 
-        def fds():
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
+            def fds():
+                os.dup2(to_child_r, 3)
+                os.dup2(from_child_w, 4)
 
-        self.proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
-                                      "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, preexec_fn=fds, pass_fds=(3, 4))
-        os.close(to_child_r)
-        os.close(from_child_w)
+            self.proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}",
+                                          "--remote-debugging-pipe", "about:blank"], stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=fds,
+                                         pass_fds=(3, 4))
+            os.close(to_child_r)
+            os.close(from_child_w)
         self._buf, self._id, self._events = b"", 0, []
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
@@ -430,7 +439,6 @@ def measure_book(out: Path, shots=None, browsers=None) -> dict:
     `browsers` Chromium processes (default BROWSERS) take the pages from one queue, largest HTML file first; a page
     is measured in one browser from start to end, so the measurements do not depend on how the pages are shared."""
     import queue
-    import threading
     out = Path(out)
     links_js = LINKS_JS.replace("__PUBLIC__", json.dumps(public_names()))
     pages = list(zip(book_pages(out), (nb for _, nb in _chapters())))
