@@ -915,11 +915,11 @@ div.cell_output div.output.text_plain pre {
 div.cell_output table.dataframe { font-size: 0.85em; }
 /* output text at the size of the code above it (12 px; the code column fits 100 characters), so a
    printed table up to 100 characters wide keeps one line per row (at 14 px the rows of 15's
-   spread table wrapped in two); pandas table cells about as tight as the records' (no longer 36
-   px a row). Issue 40: -15 screens over the book, no content changed */
+   spread table wrapped in two); pandas table rows at the records' line height (the theme's 1.65
+   before; its padding is kept, a wider one pushed four tables past the column). Issue 40: -15
+   screens over the book, no content changed */
 div.cell_output pre { font-size: 12px; line-height: 15px; padding: 10px; }
-div.cell_output table.dataframe th, div.cell_output table.dataframe td {
-  padding: 0.1em 0.5em; line-height: 1.3; }
+div.cell_output table.dataframe th, div.cell_output table.dataframe td { line-height: 1.3; }
 /* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above
    a text output: 2em of blank per cell, a dozen screens over the book) */
 div.cell .cell_output { margin-top: 0.4em; }
