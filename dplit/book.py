@@ -381,9 +381,10 @@ WIDE_TABLE = 70  # characters: a pandas table whose text is wider shows as text 
 
 def _narrow(o: dict) -> dict:
     """A pandas table wider than the column keeps only its text form, which pandas wraps in blocks
-    of at most 80 characters. Its text tells the width: a table whose text is wrapped (lines ending
-    in a backslash) or wider than `WIDE_TABLE` characters would, as HTML with its cell padding, be
-    wider than the text column at 1280 px."""
+    of at most 80 characters (put back side by side when they fit the column: `_unwrapped`). Its
+    text tells the width: a table whose text is wrapped (lines ending in a backslash) or wider than
+    `WIDE_TABLE` characters would, as HTML with its cell padding, be wider than the text column at
+    1280 px."""
     data = o.get("data", {})
     html, plain = "".join(data.get("text/html", "")), "".join(data.get("text/plain", ""))
     if 'class="dataframe"' not in html or not plain:
@@ -393,14 +394,63 @@ def _narrow(o: dict) -> dict:
     wrapped = any(l.rstrip().endswith("\\") for l in lines)
     if not (wrapped or widest > WIDE_TABLE) or widest > 100:
         return o
-    return dict(o, data={k: v for k, v in data.items() if k != "text/html"})
+    data = {k: v for k, v in data.items() if k != "text/html"}
+    return dict(o, data=dict(data, **{"text/plain": _unwrapped(plain) or plain}))
+
+
+def _unwrapped(text: str, limit: int = 100) -> str | None:
+    """pandas' text of a table wider than its `display.width`, printed as column blocks one under
+    the other (each block's header line ends in a backslash, and repeats the index), put back side
+    by side when the joined lines fit in `limit` characters (the output column holds 100 at 1280
+    px): one line per row instead of one per row and block. None when the text is not such blocks
+    or the joined table would be wider."""
+    lines = text.rstrip("\n").split("\n")
+    blocks, cur = [], []
+    for line in lines + [""]:
+        if line.strip():
+            cur.append(line)
+        elif cur:
+            blocks, cur = blocks + [cur], []
+    if len(blocks) < 2 or len({len(b) for b in blocks}) != 1:
+        return None
+    if not all(b[0].rstrip().endswith("\\") for b in blocks[:-1]):
+        return None
+    out = [line.rstrip().rstrip("\\").rstrip() for line in blocks[0]]
+    for b in blocks[1:]:
+        b = [line.rstrip().rstrip("\\").rstrip() for line in b]
+        # the repeated index: the columns where every line of this block equals the first block,
+        # cut back to a column that is blank on every line of this block
+        # (a line that is all index, like the index's name, sets no limit)
+        w = min((next(i for i, (x, y) in enumerate(zip(a + "\0", c + "\1")) if x != y)
+                 for a, c in zip(out, b) if not a.startswith(c)), default=0)
+        while w > 0 and not all(len(c) < w or c[w - 1] == " " for c in b):
+            w -= 1
+        width = max(map(len, out))  # the blocks' columns are right-aligned: two blanks between
+        out = [a.ljust(width) + ("  " + c[w:] if c[w:] else "") for a, c in zip(out, b)]
+    out = [line.rstrip() for line in out]
+    return "\n".join(out) + "\n" if max(map(len, out)) <= limit else None
+
+
+_RECORD_TIME = re.compile(r"<tr><th>verdict</th><td>(PASS|FAIL)</td></tr>"
+                          r"<tr><th>seconds</th><td>([0-9.]+)</td></tr>")
+
+
+def _record_rows(o: dict) -> dict:
+    """A verification record's verdict and seconds on one row, "PASS (0.30 s)": a row fewer in each
+    of the book's hundred records (the record itself keeps both fields)."""
+    html = "".join(o.get("data", {}).get("text/html", ""))
+    if 'class="dplit-record' not in html:
+        return o
+    html = _RECORD_TIME.sub(r"<tr><th>verdict</th><td>\1 (\2 s)</td></tr>", html)
+    return dict(o, data=dict(o["data"], **{"text/html": html}))
 
 
 def _table_outputs(outputs: list) -> list:
     """Printed Markdown pipe tables (a stdout stream of table rows only) become Markdown outputs;
-    pandas tables wider than the column show as text (`_narrow`)."""
+    pandas tables wider than the column show as text (`_narrow`); a record's verdict and seconds
+    share a row (`_record_rows`)."""
     res = []
-    for o in map(_narrow, outputs):
+    for o in map(_record_rows, map(_narrow, outputs)):
         text = "".join(o.get("text", "")) if o.get("output_type") == "stream" else ""
         rows = [l for l in text.splitlines() if l.strip()]
         if rows and all(_PIPE_ROW.match(l) for l in rows) and any(_PIPE_SEP.match(l) for l in rows):
@@ -845,7 +895,7 @@ div.math .MJXc-display, div.math .MathJax_Display {
 /* verification records and API entries */
 table.dplit-record { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 table.dplit-record th, table.dplit-record td {
-  border: 1px solid #ccc; padding: 0.12em 0.6em; vertical-align: top; line-height: 1.4; }
+  border: 1px solid #ccc; padding: 0.1em 0.6em; vertical-align: top; line-height: 1.3; }
 table.dplit-record th { text-align: left; white-space: nowrap; background: #f4f4f4; }
 table.dplit-fail td { color: #a00; }
 .api-entry p:first-of-type code { font-weight: 600; }
@@ -866,6 +916,13 @@ div.cell_output div.output.stream pre, div.cell_output div.output.stderr pre,
 div.cell_output div.output.text_plain pre {
   white-space: pre-wrap; overflow-wrap: anywhere; }
 div.cell_output table.dataframe { font-size: 0.85em; }
+/* output text at the size of the code above it (12 px; the code column fits 100 characters), so a
+   printed table up to 100 characters wide keeps one line per row (at 14 px the rows of 15's
+   spread table wrapped in two); pandas table rows at the records' line height (the theme's 1.65
+   before; its padding is kept, a wider one pushed four tables past the column). Issue 40: -15
+   screens over the book, no content changed */
+div.cell_output pre { font-size: 12px; line-height: 15px; padding: 10px; }
+div.cell_output table.dataframe th, div.cell_output table.dataframe td { line-height: 1.3; }
 /* an output sits right under its code (MyST-NB puts 1em above the output block and 1em more above
    a text output: 2em of blank per cell, a dozen screens over the book) */
 div.cell .cell_output { margin-top: 0.4em; }
