@@ -2727,6 +2727,15 @@ def verify_bss_audit_pairs(full: bool = False, rng=None) -> dict:
 METHODS = ("top_r", "mistakes", "mistakes_ptr", "exponential")
 
 
+def _is_dask(a) -> bool:
+    "`dplit.distributed.is_dask`, imported only once dask is (before that no Dask object exists)."
+    import sys
+    if "dask" not in sys.modules:
+        return False
+    from dplit.distributed import is_dask
+    return is_dask(a)
+
+
 class _BestSubsetParams(SelectorMixin, BaseEstimator):
     """The parameters of `BestSubsetSelector` (documented on that class) and their checks."""
 
@@ -2966,15 +2975,6 @@ class BestSubsetSelector(_BestSubsetParams):
         return self
 
 # %% ../nbs/50_bss.ipynb #i38dask2
-def _is_dask(a) -> bool:
-    "`dplit.distributed.is_dask`, imported only once dask is (before that no Dask object exists)."
-    import sys
-    if "dask" not in sys.modules:
-        return False
-    from dplit.distributed import is_dask
-    return is_dask(a)
-
-
 def _dask_release_rows(est, X, y):
     """Dask (X, y) -> the stand-in rows of a release on exact statistics (`_release_stats`):
     schema and parameters first, then the one pass that reads the table. Nothing is drawn or
