@@ -2975,6 +2975,7 @@ class BestSubsetSelector(_BestSubsetParams):
         return self
 
 # %% ../nbs/50_bss.ipynb #i38dask2
+#| code-fold: true
 def _dask_release_rows(est, X, y):
     """Dask (X, y) -> the stand-in rows of a release on exact statistics (`_release_stats`):
     schema and parameters first, then the one pass that reads the table. Nothing is drawn or
