@@ -2900,12 +2900,12 @@ class BestSubsetSelector(_BestSubsetParams):
         Parameters
         ----------
         n_features : int
-            Number of columns of the training data (public: the schema).
+            Columns of the data `fit` will see; s must be below it.
 
         Returns
         -------
         int
-            s.
+            s, the number of columns released.
         """
         return _check_s(self.s, n_features)
 
