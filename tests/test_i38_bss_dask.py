@@ -12,6 +12,7 @@ Truths used:
   more than epsilon delta_R / Delta (the comparison of two entries shifts by at most that). The test
   checks that premise seed by seed (replicating the draw, itself checked against the in-memory release),
   then the equality;
+- chapter 50's exact output laws on its top-R audit pair, scored from the Dask statistics;
 - the ledger (empty after a refusal, one charge_all of both steps for a pipeline) and a generator that
   records every use (0 draws before the charge).
 """
@@ -116,7 +117,8 @@ def test_release_identical_across_chunkings_and_workers(method, monkeypatch):
 
 def test_on_a_distributed_cluster_and_with_mip_search(monkeypatch):
     """Two workers of a dask.distributed client (in this process) give the sync scheduler's statistics and
-    support; MIPSearch on the Dask statistics releases the support ExhaustiveSearch does (same list)."""
+    support; MIPSearch on the Dask statistics releases what ExhaustiveSearch does (top-R, and PTR-mistakes
+    through its bucket bounds), both returning the exact certified lists and minima."""
     from dplit.bss_mip import MIPSearch
     X, y = _data(6000, p=8)
     spy = _Spy(monkeypatch)
@@ -126,7 +128,9 @@ def test_on_a_distributed_cluster_and_with_mip_search(monkeypatch):
                                   dashboard_address=None) as cl, distributed.Client(cl):
         got = _sel().fit(*_arrays(X, y, 777)).selected_
         mip = _sel(search=MIPSearch()).fit(*_arrays(X, y, 1234)).selected_
-    assert np.array_equal(got, ref) and np.array_equal(mip, ref)
+        ptr = [_sel(method="mistakes_ptr", search=m).fit(*_arrays(X, y, 999)).selected_
+               for m in (None, MIPSearch())]
+    assert np.array_equal(got, ref) and np.array_equal(mip, ref) and np.array_equal(*ptr)
     assert _invariant(spy.seen)
 
 
@@ -335,3 +339,21 @@ def test_public_n_reaches_the_spend_with_finite_t():
     R = min(2 + (X.shape[1] - S) * S, math.comb(X.shape[1], S) - 1)
     want = theorem1_epsilon(EPS, 3, R, X.shape[1], S, len(X), b_x=BX, b_y=BY, r=R_BALL)
     assert got.epsilon == mem.epsilon == want > EPS
+
+
+def test_top_r_audit_pair_on_the_dask_path():
+    """Chapter 50's top-R audit pair (the worst case of the sensitivity proof), its statistics computed on
+    Dask: its entries are +-b_x and +-b_y, on the quantisation grid, so the quantised table is the table and
+    the audit carries over. The exact privacy loss of top-R computed from the Dask statistics stays within
+    epsilon = 1 (up to the law's rounding), and the half-Delta and finite-T mutants exceed it on the same scores."""
+    X, y, r, c, laws = B._bss_topr_setup()
+    pair = B._bss_replace_row0(X, y, B.BSS_AUDIT_ROWS["top_r"], 12, c, 2)
+
+    def scores(Xa, ya):
+        with dask.config.set(scheduler="sync"):
+            st = DI.bss_statistics(da.from_array(Xa, chunks=(5, -1)), da.from_array(ya, chunks=5), 1.0, c)
+        return B.support_scores(*B._release_stats(*st), np.arange(12)[:, None], r=r)
+
+    V0, V1 = (scores(*d) for d in pair)
+    loss = {k: B.pmf_epsilon(np.exp(law(V0))[0], np.exp(law(V1))[0], 0.0) for k, law in laws.items()}
+    assert loss["correct"] <= 1.0 + 1e-9 < min(loss["half_delta"], loss["finite_T_claimed_eps"]), loss
