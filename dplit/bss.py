@@ -3005,7 +3005,9 @@ def _dask_columns(est, X):
     "`transform` on Dask: the released columns, selected lazily (a frame keeps its names)."
     check_is_fitted(est, "support_mask_")
     cols = list(X.columns) if hasattr(X, "columns") else None
-    width = len(cols) if cols is not None else (X.shape[1] if X.ndim == 2 else -1)
+    if cols is None and X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimension(s)")
+    width = len(cols) if cols is not None else X.shape[1]
     if width != est.n_features_in_:
         raise ValueError(f"X has {width} features, but {type(est).__name__} is expecting "
                          f"{est.n_features_in_} features as input")
