@@ -218,6 +218,29 @@ def _release_data(X, y):
     return Xv, yv
 
 
+def _release_stats(G, b, yy, n: int):
+    """A release on statistics alone: stand-in rows (Z_x, z_y), p + 1 of them, whose Gram matrices
+    are (G, b, yy) up to rounding, registered as a release's own arrays with the exact (G, b, yy)
+    and the public row count n. Every scorer and backend then reads (G, b, yy) and n from the
+    entry (`_gram`, `_n_rows`); no row of the data exists in this process. The caller keeps the
+    two arrays alive while the release runs (the entry is freed with them)."""
+    G, b = np.asarray(G, float), np.asarray(b, float)
+    M = np.block([[G, b[:, None]], [b[None, :], np.array([[float(yy)]])]])
+    lam, V = np.linalg.eigh(M)                             # M is PSD: a Gram matrix
+    Z = np.sqrt(np.maximum(lam, 0.0))[:, None] * V.T       # Z'Z = M up to rounding
+    Xs, ys = np.ascontiguousarray(Z[:, :-1]), np.ascontiguousarray(Z[:, -1])
+    _RELEASES[id(Xs)] = dict(x=weakref.ref(Xs), y=weakref.ref(ys), G=G, b=b, yy=float(yy),
+                             n=int(n))
+    weakref.finalize(Xs, _RELEASES.pop, id(Xs), None)
+    return Xs, ys
+
+
+def _n_rows(X, y) -> int:
+    "Rows of the data a release scores: the n of `_release_stats`, else len(X)."
+    e = _release_entry(X, y)
+    return int(X.shape[0]) if e is None or "n" not in e else e["n"]
+
+
 def _release_entry(X, y):
     "The cache entry of a release's own (X, y), or None for any other arrays."
     e = _RELEASES.get(id(X))
@@ -246,7 +269,8 @@ def _squared_scores(X, y, supports, r, G=None, b=None):
             G, b = Xc.T @ Xc, Xc.T @ y
         else:                                  # a release's data: its one X'X (formed once)
             G, b, _ = _gram(X, y)
-    yy = float(y @ y)
+    e = _release_entry(X, y)
+    yy = e["yy"] if e is not None and "yy" in e else float(y @ y)  # the same bits as _gram's
     out_v, out_g = np.empty(len(S)), np.empty(len(S))
     for start in range(0, len(S), 50_000):
         idx = S[start:start + 50_000]
@@ -1149,9 +1173,9 @@ def _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound, clip=True):
     s = _check_s(s, X.shape[1])
     eps = check_epsilon(epsilon)
     r = check_positive(r, "r")
-    if clip:
+    if clip and "n" not in (_release_entry(X, y) or {}):  # statistics come clipped already
         X, y = clip_data(X, y, b_x=b_x, b_y=b_y, loss=loss)
-    D = _effective_delta(X.shape[0], s, b_x, b_y if b_y is not None else 1.0, r, loss, bound)
+    D = _effective_delta(_n_rows(X, y), s, b_x, b_y if b_y is not None else 1.0, r, loss, bound)
     return (*_release_data(X, y), s, eps, r, D)     # views: one X'X per release
 
 
@@ -1410,7 +1434,7 @@ def top_r_select(X, y, s: int, epsilon, *, R=None, T=math.inf, r=1.1, b_x=0.5, b
         An integer-programming backend failed or could not certify its answer.
     """
     X, y, s, eps, r, D = _prepare(X, y, s, epsilon, r, b_x, b_y, loss, bound)
-    n, p = X.shape
+    n, p = _n_rows(X, y), X.shape[1]
     C = math.comb(p, s)
     R = min(2 + (p - s) * s, C - 1) if R is None else check_int(R, "R", low=1, high=C - 1)
     if not (isinstance(T, (float, np.floating)) and T == math.inf):
@@ -1723,7 +1747,7 @@ def mistakes_select(X, y, s: int, epsilon, *, r=1.1, b_x=0.5, b_y=0.5, loss: str
         raise ValueError(f"gap_check must be 'raise' or 'warn', got {gap_check!r}")
     if rule not in ("exact", "at_least"):
         raise ValueError(f"rule must be 'exact' or 'at_least', got {rule!r}")
-    gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
+    gamma = score_tolerance(_n_rows(X, y), b_y=b_y, loss=loss)
     try:
         out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, as_rng(rng), gamma)
     finally:
@@ -1819,7 +1843,7 @@ def mistakes_ptr_select(X, y, s: int, epsilon, *, epsilon_test, delta, fallback=
     if R is not None:                       # checked now: an error only on fallback would leak
         check_int(R, "R", low=1, high=math.comb(X.shape[1], s) - 1)
     g = as_rng(rng)
-    gamma = score_tolerance(X.shape[0], b_y=b_y, loss=loss)
+    gamma = score_tolerance(_n_rows(X, y), b_y=b_y, loss=loss)
     try:
         out, gap, _ = _mistakes_core(X, y, s, eps, r, D, loss, rule, search, g, gamma)
         L = math.ceil(gap / (2 * D)) - 1
@@ -2703,6 +2727,15 @@ def verify_bss_audit_pairs(full: bool = False, rng=None) -> dict:
 METHODS = ("top_r", "mistakes", "mistakes_ptr", "exponential")
 
 
+def _is_dask(a) -> bool:
+    "`dplit.distributed.is_dask`, imported only once dask is (before that no Dask object exists)."
+    import sys
+    if "dask" not in sys.modules:
+        return False
+    from dplit.distributed import is_dask
+    return is_dask(a)
+
+
 class _BestSubsetParams(SelectorMixin, BaseEstimator):
     """The parameters of `BestSubsetSelector` (documented on that class) and their checks."""
 
@@ -2742,6 +2775,9 @@ class BestSubsetSelector(_BestSubsetParams):
     Bounds: X and (squared loss) y are clipped entrywise to [-b_x, b_x] and [-b_y, b_y], which must
     be chosen without looking at the data (e.g. from a public scaling); a fit that clips warns once
     with a `dplit.core.ClippingWarning` (counts for the curator, not a release).
+
+    `fit` also takes a `dask.array` or `dask.dataframe` (squared loss): the score's statistics
+    are computed exactly in one pass where the data live, and the release runs on them alone.
 
     Parameters
     ----------
@@ -2857,9 +2893,39 @@ class BestSubsetSelector(_BestSubsetParams):
         delta = check_delta(self.delta, positive=True) if self.method == "mistakes_ptr" else 0.0
         return PrivacySpend(check_epsilon(self.epsilon), delta, "BestSubsetSelector", "substitute")
 
+    def expected_n_features_out(self, n_features: int) -> int:
+        """The width of `transform`'s output, known before fitting (a pipeline plans the next
+        step's spend with it).
+
+        Parameters
+        ----------
+        n_features : int
+            Columns of the data `fit` will see; s must be below it.
+
+        Returns
+        -------
+        int
+            s, the number of columns released.
+        """
+        return _check_s(self.s, n_features)
+
+    def transform(self, X):
+        """The released columns of X (post-processing); lazy for a Dask array or frame.
+
+        Parameters
+        ----------
+        X : array-like, dask.array.Array or dask.dataframe.DataFrame of shape (n, p)
+            Data with the columns seen in `fit`.
+
+        Returns
+        -------
+        array or Dask collection of shape (n, s)
+        """
+        return _dask_columns(self, X) if _is_dask(X) else super().transform(X)
+
     def fit(self, X, y):
         """Run one private release on (X, y); stores selected_, spend_, support_mask_,
-        n_features_in_."""
+        n_features_in_. X and y may be Dask collections (squared loss; see the Dask section)."""
         from sklearn.utils.validation import validate_data
         g = check_random_state(self.random_state)
         if self.method not in METHODS:
@@ -2880,12 +2946,15 @@ class BestSubsetSelector(_BestSubsetParams):
         if self.method == "exponential" and self.search is not None:  # refused, not dropped
             raise ValueError("search is not used by method='exponential' (it scores every "
                              "support); leave search=None, or choose method='top_r'")
-        check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
-        try:
-            X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
-                                 ensure_min_features=2)
-        except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
-            raise type(exc)(f"X and y: {exc}") from None
+        if _is_dask(X) or _is_dask(y):  # one exact pass over the table, before the charge
+            X, y = _dask_release_rows(self, X, y)
+        else:
+            check_real_data(X), check_real_data(y, "y")  # before sklearn parses strings
+            try:
+                X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=1,
+                                     ensure_min_features=2)
+            except (ValueError, TypeError) as exc:  # scikit-learn's message, the arguments named
+                raise type(exc)(f"X and y: {exc}") from None
         # the release's own checks, before the charge (a refused fit costs no budget)
         s = _prepare(X, y, self.s, self.epsilon, self.r, self.b_x, self.b_y, self.loss,
                      self.bound, clip=False)[2]
@@ -2904,3 +2973,46 @@ class BestSubsetSelector(_BestSubsetParams):
         mask[self.selected_] = True
         self.support_mask_ = mask
         return self
+
+# %% ../nbs/50_bss.ipynb #i38dask2
+#| code-fold: true
+def _dask_release_rows(est, X, y):
+    """Dask (X, y) -> the stand-in rows of a release on exact statistics (`_release_stats`):
+    schema and parameters first, then the one pass that reads the table. Nothing is drawn or
+    charged here, so a refusal costs no budget."""
+    from dplit.distributed import bss_statistics, fit_input
+    if est.loss != "squared":
+        raise TypeError("loss: Dask data take loss='squared' only (the hinge score is a linear "
+                        "program over the rows, not a sum over them); compute the table into "
+                        "memory for loss='hinge'")
+    if est.b_y is None:
+        raise TypeError("b_y is required for the squared loss")
+    fit_input(est, X, y)                                  # schema and alignment: nothing read
+    if est.n_features_in_ < 2:
+        raise ValueError(f"X and y: X needs at least 2 columns, got {est.n_features_in_}")
+    s = _check_s(est.s, est.n_features_in_)
+    check_epsilon(est.epsilon)
+    _effective_delta(1, s, est.b_x, est.b_y, est.r, est.loss, est.bound)  # b_x, b_y, r, bound
+    # entries clipped to their box and truncated toward zero stay in it: Assumption 1 holds for
+    # the quantised table, so Delta bounds its scores; integer sums: any chunking, same numbers
+    G, b, yy, n = bss_statistics(X, y, est.b_x, est.b_y)  # refuses NaN and infinity
+    if n < 1:
+        raise ValueError("X and y: no rows (at least 1 is needed)")
+    return _release_stats(G, b, yy, n)
+
+
+def _dask_columns(est, X):
+    "`transform` on Dask: the released columns, selected lazily (a frame keeps its names)."
+    check_is_fitted(est, "support_mask_")
+    cols = list(X.columns) if hasattr(X, "columns") else None
+    if cols is None and X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got {X.ndim} dimension(s)")
+    width = len(cols) if cols is not None else X.shape[1]
+    if width != est.n_features_in_:
+        raise ValueError(f"X has {width} features, but {type(est).__name__} is expecting "
+                         f"{est.n_features_in_} features as input")
+    if cols is None:
+        return X[:, np.flatnonzero(est.support_mask_)]
+    if [str(c) for c in cols] != list(getattr(est, "feature_names_in_", map(str, cols))):
+        raise ValueError("X: its column names differ from those seen in fit")
+    return X[[c for c, keep in zip(cols, est.support_mask_) if keep]]
