@@ -386,3 +386,16 @@ def test_every_n_a_dask_release_uses_is_the_tables(method, kw, monkeypatch):
     assert {"sensitivity", "score_tolerance"} <= names, seen
     assert method != "top_r" or "theorem1_epsilon" in names, seen
     assert {v for _, v in seen} == {len(X)}, seen
+
+
+@pytest.mark.parametrize("method", ["top_r", "mistakes_ptr"])
+def test_R_refused_from_the_schema_before_reading(method, monkeypatch):
+    "R must be below C(p, s), known from the schema: refused before the pass (and the charge, the draw)."
+    import _rules_registry as RR
+    acc, rec = BudgetAccountant(10.0, 1e-3, relation="substitute"), RR.DrawRecorder(monkeypatch)
+    C = math.comb(6, S)
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="R"):
+        _sel(method=method, R=C, accountant=acc).fit(*_unreadable(6))
+    with dask.config.set(scheduler="sync"), pytest.raises(RuntimeError, match="read"):
+        _sel(method=method, R=C - 1, accountant=acc).fit(*_unreadable(6))   # control: a valid R reads
+    assert acc.ledger == [] and rec.untouched()
