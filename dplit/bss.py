@@ -2991,6 +2991,8 @@ def _dask_release_rows(est, X, y):
     if est.n_features_in_ < 2:
         raise ValueError(f"X and y: X needs at least 2 columns, got {est.n_features_in_}")
     s = _check_s(est.s, est.n_features_in_)
+    if est.R is not None and est.method in ("top_r", "mistakes_ptr"):  # R < C(p, s): the schema
+        check_int(est.R, "R", low=1, high=math.comb(est.n_features_in_, s) - 1)
     check_epsilon(est.epsilon)
     _effective_delta(1, s, est.b_x, est.b_y, est.r, est.loss, est.bound)  # b_x, b_y, r, bound
     # entries clipped to their box and truncated toward zero stay in it: Assumption 1 holds for

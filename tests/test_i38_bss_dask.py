@@ -357,3 +357,45 @@ def test_top_r_audit_pair_on_the_dask_path():
     V0, V1 = (scores(*d) for d in pair)
     loss = {k: B.pmf_epsilon(np.exp(law(V0))[0], np.exp(law(V1))[0], 0.0) for k, law in laws.items()}
     assert loss["correct"] <= 1.0 + 1e-9 < min(loss["half_delta"], loss["finite_T_claimed_eps"]), loss
+
+
+@pytest.mark.parametrize("method, kw", [("top_r", {"T": 3}), ("mistakes", {"gap_check": "warn"}),
+                                        ("mistakes_ptr", {}), ("exponential", {})])
+def test_every_n_a_dask_release_uses_is_the_tables(method, kw, monkeypatch):
+    """Every function of n the release calls after the pass (the sensitivity, the score tolerance gamma
+    in Delta + 2 gamma and in the certificate checks of mistakes / PTR-mistakes, Theorem 1's epsilon')
+    receives the table's n, never the p + 1 stand-in rows: a mutant that reads X.shape[0] at any one of
+    these places fails (the finite-T spend test above sees only the top-R one)."""
+    X, y = _data(3000)
+    seen, started = [], []
+    real_stats = B._release_stats
+
+    def stats(*a):
+        started.append(1)
+        return real_stats(*a)
+    monkeypatch.setattr(B, "_release_stats", stats)
+    for name in ("sensitivity", "score_tolerance", "theorem1_epsilon"):
+        def rec(*a, _f=getattr(B, name), _name=name, **k):
+            if started:                               # after the pass (before it: parameter checks)
+                seen.append((_name, a[5] if _name == "theorem1_epsilon" else a[0]))
+            return _f(*a, **k)
+        monkeypatch.setattr(B, name, rec)
+    with dask.config.set(scheduler="sync"):
+        _sel(method=method, **kw).fit(*_arrays(X, y, 700))
+    names = {k for k, _ in seen}
+    assert {"sensitivity", "score_tolerance"} <= names, seen
+    assert method != "top_r" or "theorem1_epsilon" in names, seen
+    assert {v for _, v in seen} == {len(X)}, seen
+
+
+@pytest.mark.parametrize("method", ["top_r", "mistakes_ptr"])
+def test_R_refused_from_the_schema_before_reading(method, monkeypatch):
+    "R must be below C(p, s), known from the schema: refused before the pass (and the charge, the draw)."
+    import _rules_registry as RR
+    acc, rec = BudgetAccountant(10.0, 1e-3, relation="substitute"), RR.DrawRecorder(monkeypatch)
+    C = math.comb(6, S)
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="R"):
+        _sel(method=method, R=C, accountant=acc).fit(*_unreadable(6))
+    with dask.config.set(scheduler="sync"), pytest.raises(RuntimeError, match="read"):
+        _sel(method=method, R=C - 1, accountant=acc).fit(*_unreadable(6))   # control: a valid R reads
+    assert acc.ledger == [] and rec.untouched()
