@@ -22,12 +22,13 @@ from .boosted_adassp import (BASResult, RIDGE_RULES, _check_params, _smallest_ei
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass', 'first_pass',
-           'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
+__all__ = ['QMAX', 'SUB_ROWS', 'TILE_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass',
+           'first_pass', 'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
 
 # %% ../nbs/60_distributed.ipynb #b888e27d
 QMAX = 2**15 - 1    # a quantised value is an integer of magnitude <= 2^15 - 1: 15 bits and a sign
 SUB_ROWS = 1 << 16  # rows per BLAS call: exactness needs <= 2^23 (Derivation 1); memory wants few
+TILE_ROWS = 4096    # rows per BLAS call for a column-major block: its tile stays in the core's cache
 
 
 @numba.njit(cache=True, inline="always")  # no fastmath: a row's arithmetic runs in one fixed order
@@ -106,6 +107,49 @@ def _quantise_block(X, y, fit_intercept, clip_x, clip_r, Z):
         Z[i, d] = _quantise_label(v, clip_r)
     return cx, cy, finite
 
+
+@numba.njit(cache=True)
+def _quantise_columns(X, y, s, e, fit_intercept, clip_x, clip_r, Z, f):
+    """_quantise_block of rows s..e-1 of a column-major X into Z[:e - s], column by column (X is
+    read along its memory); f is scratch of e - s floats. Every row's value is computed by the
+    same operations in the same order as in _quantise_block: the same bits."""
+    p = X.shape[1]
+    m = e - s
+    d = p + (1 if fit_intercept else 0)
+    for i in range(m):
+        f[i] = 0.0
+    for j in range(p):  # row i's sum of squares: 0.0 + x_0^2, then + x_1^2, ... in the order j
+        for i in range(m):
+            v = np.float64(X[s + i, j])
+            f[i] += v * v
+    cx, cy, finite, hard = 0, 0, True, False
+    for i in range(m):  # the common row's scale, as in _quantise_block; 0 marks a hard row
+        ss = f[i]
+        if math.isfinite(ss) and ss >= 1e-200:
+            feat = math.sqrt(ss)
+            f[i] = QMAX / max(clip_x, math.sqrt(ss + 1.0) if fit_intercept else feat)
+            cx += feat > clip_x
+        else:
+            f[i], hard = 0.0, True
+    for j in range(p):  # trunc(x_j f): finite for a common row; a hard row is redone below
+        for i in range(m):
+            v = np.float64(X[s + i, j]) * f[i]
+            Z[i, j] = math.trunc(v) if math.isfinite(v) else 0.0
+    if fit_intercept:
+        for i in range(m):
+            Z[i, p] = math.trunc(f[i])
+    if hard:
+        for i in range(m):
+            if f[i] == 0.0:  # a common row's scale is QMAX / max(...) > 0
+                c, ok = _quantise_row(X[s + i], fit_intercept, clip_x, Z[i])
+                cx, finite = cx + c, finite and ok
+    for i in range(m):
+        v = np.float64(y[s + i])
+        cy += abs(v) > clip_r
+        finite = finite and math.isfinite(v)
+        Z[i, d] = _quantise_label(v, clip_r)
+    return cx, cy, finite
+
 # %% ../nbs/60_distributed.ipynb #813c57ed
 def _block_pair(X, y) -> tuple:
     "One block as arrays; a y of another length is refused (numba does not check bounds)."
@@ -125,11 +169,18 @@ def _block_pass(X, y, fit_intercept, clip_x, clip_r, keep: bool):
     Q = np.empty((n, d), np.int16) if keep else None
     cx = cy = 0
     ok = True
-    Z = np.empty((min(n, SUB_ROWS), d + 1))
-    for s in range(0, n, SUB_ROWS):
-        m = min(SUB_ROWS, n - s)
-        a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x, clip_r,
-                                  Z[:m])
+    cols = X.strides[0] == X.itemsize and n > 1  # column-major (a parquet partition): by columns
+    rows = TILE_ROWS if cols else SUB_ROWS
+    Z = np.empty((min(n, rows), d + 1), order="F" if cols else "C")
+    scratch = np.empty(min(n, rows))
+    for s in range(0, n, rows):
+        m = min(rows, n - s)
+        if cols:
+            a, b, f = _quantise_columns(X, y, s, s + m, bool(fit_intercept), clip_x, clip_r, Z,
+                                        scratch)
+        else:
+            a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x,
+                                      clip_r, Z[:m])
         # exact (Derivation 1): integer-valued float64, products < 2^30, at most 2^16 of them
         G += (Z[:m].T @ Z[:m]).astype(np.int64)
         if keep:
@@ -375,15 +426,34 @@ def _dask_blocks(X, y):
                         "(e.g. frame['y'])")
     if not _kind_ok(list(X.dtypes) + [y.dtype]):
         raise TypeError("X and y must hold real numbers (integer or float columns)")
-    try:  # one frame, so that X and y are cut into the same row blocks
-        both = X.assign(__dplit_label__=y)
-    except Exception as exc:  # noqa: BLE001 - dask's alignment errors vary by version
-        raise ValueError(f"X and y must be row-aligned (same partitions): {exc}") from None
+    both = _one_frame(X, y)
+    if both is None:
+        try:  # one frame, so that X and y are cut into the same row blocks
+            both = X.assign(__dplit_label__=y)
+        except Exception as exc:  # noqa: BLE001 - dask's alignment errors vary by version
+            raise ValueError(f"X and y must be row-aligned (same partitions): {exc}") from None
     return "frame", list(both.to_delayed())
 
 
+def _one_frame(X, y):
+    """X's columns then y's as one selection of the frame both are taken from (X = frame[cols],
+    y = frame[c]), or None. A partition is then read once with its columns (a parquet file's
+    projection) and its block is one array: no join of two frames, no copy."""
+    expr = getattr(y, "expr", None)
+    if type(expr).__name__ != "Projection" or y.name in X.columns:
+        return None
+    try:
+        from dask.dataframe.dask_expr import new_collection
+        frame, cols = new_collection(expr.frame), list(X.columns)
+        if X.optimize()._name != frame[cols].optimize()._name:  # X is not frame[cols]
+            return None
+        return frame if cols + [y.name] == list(frame.columns) else frame[cols + [y.name]]
+    except Exception:  # noqa: BLE001 - another dask: the join below is the general way
+        return None
+
+
 def _on_frame_block(fn, block, *args):
-    a = np.asarray(block)  # X's columns, then the label
+    a = np.asarray(block)  # X's columns, then the label (a view when the block is one array)
     return fn(a[:, :-1], a[:, -1], *args)
 
 
