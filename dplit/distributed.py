@@ -236,10 +236,15 @@ def add_statistics(parts) -> dict:
     return out
 
 # %% ../nbs/60_distributed.ipynb #96f367c7
-def kernel_profile(n: int = 200_000, p: int = 32, repeats: int = 5) -> dict:
-    "CPU seconds per chunk (best of `repeats`) of the floor's map step and of ours, by part."
+def kernel_profile(n: int = 250_000, p: int = 32, repeats: int = 5) -> dict:
+    """CPU milliseconds per partition (best of `repeats`) of the floor's map step and of ours, by
+    part, on a partition as a parquet file gives it: n rows of p float64 features and the label,
+    one column-major array."""
+    import pandas as pd
     g = np.random.default_rng(0)
-    A = 0.1 * g.standard_normal((n, p + 1), dtype=np.float32)  # features, then the label
+    cols = [f"x{j:02d}" for j in range(p)]
+    df = pd.DataFrame(np.asfortranarray(0.1 * g.standard_normal((n, p + 1))), columns=cols + ["y"])
+    A = np.asarray(df)  # the partition as one array: a view, column-major
     X, y = A[:, :-1], A[:, -1]
 
     def cpu(f):
@@ -248,20 +253,27 @@ def kernel_profile(n: int = 200_000, p: int = 32, repeats: int = 5) -> dict:
             t = time.process_time()
             f()
             best = min(best, time.process_time() - t)
-        return best
-    Z64 = A.astype(np.float64)
-    Z = np.empty((n, p + 2))
+        return best * 1e3
+    d = p + 2
+    Zc, Zf, sc = np.empty((SUB_ROWS, d)), np.empty((TILE_ROWS, d), order="F"), np.empty(TILE_ROWS)
     block_statistics(X[:10], y[:10])  # compiled before timing
-    out = {"floor: float64 copy": cpu(lambda: A.astype(np.float64)),
-           "floor: BLAS Z^T Z": cpu(lambda: Z64.T @ Z64),
-           "ours: quantise (compiled)": cpu(lambda: _quantise_block(X, y, True, 1.0, 1.0, Z)),
-           "ours: BLAS + int64, per 2^16 rows": cpu(lambda: [
-               (Z[s:s + SUB_ROWS].T @ Z[s:s + SUB_ROWS]).astype(np.int64)
-               for s in range(0, n, SUB_ROWS)]),
-           "ours: block_statistics": cpu(lambda: block_statistics(X, y))}
-    floor = out["floor: float64 copy"] + out["floor: BLAS Z^T Z"]
-    return {k: f"{v * 1e3:.0f} ms" for k, v in out.items()} | {
-        "block_statistics / floor": f"{out['ours: block_statistics'] / floor:.2f}"}
+    _quantise_columns(X, y, 0, 10, True, 1.0, 1.0, Zf, sc)
+    out = {"floor: BLAS Z^T Z (the whole map step)": cpu(lambda: A.T @ A),
+           "join X and y (select X, assign y, one array)": cpu(
+               lambda: np.asarray(df[cols].assign(__dplit_label__=df["y"]))),
+           "quantise, row by row (2^16-row blocks)": cpu(lambda: [
+               _quantise_block(X[s:s + SUB_ROWS], y[s:s + SUB_ROWS], True, 1.0, 1.0, Zc)
+               for s in range(0, n - SUB_ROWS + 1, SUB_ROWS)]) * n / (n - n % SUB_ROWS),
+           "quantise, column by column (4096-row tiles)": cpu(lambda: [
+               _quantise_columns(X, y, s, s + TILE_ROWS, True, 1.0, 1.0, Zf, sc)
+               for s in range(0, n - TILE_ROWS + 1, TILE_ROWS)]) * n / (n - n % TILE_ROWS),
+           "BLAS + int64, 4096-row tiles": cpu(lambda: [
+               (Zf.T @ Zf).astype(np.int64) for _ in range(n // TILE_ROWS)]) * n / (
+               n - n % TILE_ROWS),
+           "ours: block_statistics (the whole map step)": cpu(lambda: block_statistics(X, y))}
+    return {k: f"{v:.0f} ms" for k, v in out.items()} | {
+        "block_statistics / floor's map step": f"{out[list(out)[-1]] / out[list(out)[0]]:.2f}"}
+
 
 # %% ../nbs/60_distributed.ipynb #566a446e
 def _hard_rows(p: int = 32, n: int = 3000, rng=None) -> tuple:
@@ -1054,6 +1066,23 @@ def _timed(f) -> float:
     return time.perf_counter() - t
 
 
+def _worker_cpu(client) -> float:
+    "CPU seconds (user + system) used so far by the cluster's worker processes, summed."
+    import resource
+
+    def used():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    return sum(client.run(used).values())
+
+
+def _pass(client, f) -> tuple:
+    """(wall seconds, the workers' CPU seconds) of one pass: the CPU seconds do not count the
+    time a worker waited for the disk or for a core taken by another job."""
+    c = _worker_cpu(client)
+    return _timed(f), _worker_cpu(client) - c
+
+
 # public bounds that contain the synthetic table (features N(0, 0.1^2), |y| well below 2): the
 # benchmark times passes, not clipping, and prints no ClippingWarning
 BENCH_BOUNDS = dict(clip_x=2.0, clip_y=2.0)
@@ -1125,8 +1154,11 @@ def _read(fs):
     return dd.read_parquet(fs, split_row_groups=True)
 
 
-def _row(task, n, sec, ratio, peak) -> dict:
+def _row(task, n, sec, ratio, peak, cpu=None) -> dict:
+    "A row of the benchmark's table; cpu: (the pass's worker CPU seconds, the floor's)."
     return {"task": task, "rows": n, "seconds": round(sec, 1), "ratio": ratio,
+            "worker CPU s": None if cpu is None else round(cpu[0], 1),
+            "CPU ratio": None if cpu is None else f"{cpu[0] / cpu[1]:.2f}",
             "peak MB per worker": round(peak)}
 
 
@@ -1140,20 +1172,21 @@ def bench_out_of_core(path, n_files: int = 100, memory_limit: str = "2GiB",
         _warm_up(c, files[0], FEATS)
         ddf = _read(files)
         _evict(files)
-        fl = _floor(ddf[FEATS + ["y"]])
+        fl, cf = _pass(c, lambda: _floor(ddf[FEATS + ["y"]]))
         _log(f"floor out of core: {fl:.0f} s")
         _evict(files)
-        ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(ddf[FEATS],
-                                                                                 ddf["y"]))
+        ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+            ddf[FEATS], ddf["y"]))
         _log(f"AdaSSP out of core: {ada:.0f} s")
         _evict(files)
-        bss = _timed(lambda: bss_statistics(ddf[FEATS], ddf["y"], **BSS_BOUNDS))
+        bss, cb = _pass(c, lambda: bss_statistics(ddf[FEATS], ddf["y"], **BSS_BOUNDS))
         _log(f"best-subset statistics out of core: {bss:.0f} s")
         peak = _peak_mb(c)
     n = n_files * 1_000_000
-    return [_row("floor: out of core", n, fl, "1 floor", peak),
-            _row("AdaSSP: out of core", n, ada, f"{ada / fl:.2f} floors", peak),
-            _row("best-subset statistics: out of core", n, bss, f"{bss / fl:.2f} floors", peak)]
+    return [_row("floor: out of core", n, fl, "1 floor", peak, (cf, cf)),
+            _row("AdaSSP: out of core", n, ada, f"{ada / fl:.2f} floors", peak, (ca, cf)),
+            _row("best-subset statistics: out of core", n, bss, f"{bss / fl:.2f} floors", peak,
+                 (cb, cf))]
 
 
 def bench_persisted(path, persisted_files: int = 10, n_rounds: int = 10, ml_iter: int = 5,
@@ -1214,15 +1247,15 @@ def bench_repeat(path, n_files: int = 20, repeats: int = 2, memory_limit: str = 
         ddf = _read(files)
         for r in range(1, repeats + 1):
             _evict(files)
-            fl = _floor(ddf[FEATS + ["y"]])
+            fl, cf = _pass(c, lambda: _floor(ddf[FEATS + ["y"]]))
             _evict(files)
-            ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+            ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
                 ddf[FEATS], ddf["y"]))
             _log(f"repeat {r}: floor {fl:.0f} s, AdaSSP {ada:.0f} s")
             peak = _peak_mb(c)
-            rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak),
+            rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak, (cf, cf)),
                      _row(f"AdaSSP: out of core, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
-                          peak)]
+                          peak, (ca, cf))]
     return rows
 
 
@@ -1247,3 +1280,36 @@ def bench_sample(path) -> bool:
         same &= all(np.array_equal(a, b) for a, b in zip(got, ref))  # exact: integer statistics
     return bool(same)
 
+
+
+def partition_profile(path, n_files: int = 2, repeats: int = 5) -> dict:
+    """CPU milliseconds per partition (best of `repeats`, this process, Dask's synchronous
+    scheduler, files in the page cache) of a whole pass over the first `n_files` files: reading
+    alone, the floor, our statistics with X and y joined into one block (the general frame
+    path) and read as one selection of the file (`_one_frame`)."""
+    import dask
+    ddf = _read(_files(path, n_files))
+    parts = ddf.npartitions
+
+    def cpu(f):
+        f()  # compiled, cached
+        best = math.inf
+        for _ in range(repeats):
+            t = time.process_time()
+            f()
+            best = min(best, time.process_time() - t)
+        return best * 1e3 / parts
+
+    def ours(blocks):
+        return dask.delayed(add_statistics)([dask.delayed(_on_frame_block)(
+            block_statistics, b, True, 2.0, 2.0) for b in blocks]).compute()
+    with dask.config.set(scheduler="sync"):
+        out = {"read the partition (33 columns)": cpu(lambda: dask.delayed(len)(
+                   [dask.delayed(len)(b) for b in ddf[FEATS + ["y"]].to_delayed()]).compute()),
+               "floor: read + Z^T Z": cpu(lambda: _floor(ddf[FEATS + ["y"]])),
+               "ours, X and y joined: read + join + statistics": cpu(lambda: ours(
+                   ddf[FEATS].assign(__dplit_label__=ddf["y"]).to_delayed())),
+               "ours, one selection: read + statistics": cpu(lambda: ours(
+                   _one_frame(ddf[FEATS], ddf["y"]).to_delayed()))}
+    fl = out["floor: read + Z^T Z"]
+    return {k: f"{v:.0f} ms ({v / fl:.2f} floors)" for k, v in out.items()}
