@@ -288,9 +288,9 @@ def test_dask_data_refused_before_the_charge_and_any_draw(make, bad, monkeypatch
 
 
 def test_column_kernels_are_the_row_kernels():
-    """The column-major kernels (a parquet partition's layout) give the row kernels' integers and tallies on hard rows
-    (huge, tiny, float32, the sphere, non-finite), cut into tiles at odd places; so block_statistics, the kept rows and the
-    best-subset statistics are the same integers for a C- and an F-ordered block."""
+    """The column-major kernels (a parquet partition's layout) give the row kernels' integers and tallies on hard
+    rows (huge, tiny, float32, the sphere, non-finite), cut into tiles at odd places; so block_statistics, the kept
+    rows and the best-subset statistics are the same integers for a C- and an F-ordered block."""
     from dplit.distributed import (_block_pass, _bss_block, _hard_rows, _quantise_block, _quantise_columns,
                                    _quantise_entries, _quantise_entries_columns)
     X0, y = _hard_rows(9, 3000, 5)
@@ -309,7 +309,7 @@ def test_column_kernels_are_the_row_kernels():
                 tally = (sum(g[0] for g in got), sum(g[1] for g in got), all(g[2] for g in got))
                 assert np.array_equal(Zr, Zc) and tally == ref, (dtype, fit_intercept, clip_x)
                 C = np.ascontiguousarray(X)
-                a, b = _block_pass(C, y, fit_intercept, clip_x, 1.0, True), _block_pass(X, y, fit_intercept, clip_x, 1.0, True)
+                a, b = (_block_pass(M, y, fit_intercept, clip_x, 1.0, True) for M in (C, X))
                 assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0]) and np.array_equal(a[1], b[1])
         Zr, Zc = np.empty((3000, 10)), np.empty((3000, 10), order="F")
         assert _quantise_entries(X, y, 0.3, 1.0, Zr) == _quantise_entries_columns(X, y, 0, 3000, 0.3, 1.0, Zc)
