@@ -28,7 +28,7 @@ __all__ = ['QMAX', 'SUB_ROWS', 'TILE_ROWS', 'block_statistics', 'add_statistics'
 # %% ../nbs/60_distributed.ipynb #b888e27d
 QMAX = 2**15 - 1    # a quantised value is an integer of magnitude <= 2^15 - 1: 15 bits and a sign
 SUB_ROWS = 1 << 16  # rows per BLAS call: exactness needs <= 2^23 (Derivation 1); memory wants few
-TILE_ROWS = 4096    # rows per BLAS call for a column-major block: its tile stays in the core's cache
+TILE_ROWS = 4096    # rows per BLAS call, column-major block: the tile stays in the core's cache
 
 
 @numba.njit(cache=True, inline="always")  # no fastmath: a row's arithmetic runs in one fixed order
@@ -1284,6 +1284,29 @@ def bench_repeat(path, n_files: int = 20, repeats: int = 2, memory_limit: str = 
             peak = _peak_mb(c)
             rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak, (cf, cf)),
                      _row(f"AdaSSP: out of core, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
+                          peak, (ca, cf))]
+    return rows
+
+
+def bench_persisted_repeat(path, persisted_files: int = 10, repeats: int = 3,
+                           memory_limit: str = "2GiB", n_workers: int = 2) -> list:
+    """The persisted floor and AdaSSP alternated `repeats` times (the first `persisted_files` files
+    as float32 in the workers' memory): passes of a few seconds, which a burst of the other jobs
+    can double, read from adjacent pairs."""
+    from distributed import Client, wait
+    files = _files(path, persisted_files)
+    rows, n = [], persisted_files * 1_000_000
+    with _bench_cluster(memory_limit, n_workers) as cl, Client(cl) as c:
+        _warm_up(c, files[0], FEATS, np.float32)
+        ddf = _read(files)[FEATS + ["y"]].astype(np.float32).persist()
+        wait(ddf)
+        for r in range(1, repeats + 1):
+            fl, cf = _pass(c, lambda: _floor(ddf))
+            ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+                ddf[FEATS], ddf["y"]))
+            peak = _peak_mb(c)
+            rows += [_row(f"floor: persisted, repeat {r}", n, fl, "1 floor", peak, (cf, cf)),
+                     _row(f"AdaSSP: persisted, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
                           peak, (ca, cf))]
     return rows
 
