@@ -22,12 +22,13 @@ from .boosted_adassp import (BASResult, RIDGE_RULES, _check_params, _smallest_ei
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['QMAX', 'SUB_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass', 'first_pass',
-           'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
+__all__ = ['QMAX', 'SUB_ROWS', 'TILE_ROWS', 'block_statistics', 'add_statistics', 'block_gradient', 'is_dask', 'FirstPass',
+           'first_pass', 'exact_boosted_adassp', 'fit_input', 'predict_blocks', 'AdaSSPRegressor', 'bss_statistics']
 
 # %% ../nbs/60_distributed.ipynb #b888e27d
 QMAX = 2**15 - 1    # a quantised value is an integer of magnitude <= 2^15 - 1: 15 bits and a sign
 SUB_ROWS = 1 << 16  # rows per BLAS call: exactness needs <= 2^23 (Derivation 1); memory wants few
+TILE_ROWS = 4096    # rows per BLAS call, column-major block: the tile stays in the core's cache
 
 
 @numba.njit(cache=True, inline="always")  # no fastmath: a row's arithmetic runs in one fixed order
@@ -106,6 +107,49 @@ def _quantise_block(X, y, fit_intercept, clip_x, clip_r, Z):
         Z[i, d] = _quantise_label(v, clip_r)
     return cx, cy, finite
 
+
+@numba.njit(cache=True)
+def _quantise_columns(X, y, s, e, fit_intercept, clip_x, clip_r, Z, f):
+    """_quantise_block of rows s..e-1 of a column-major X into Z[:e - s], column by column (X is
+    read along its memory); f is scratch of e - s floats. Every row's value is computed by the
+    same operations in the same order as in _quantise_block: the same bits."""
+    p = X.shape[1]
+    m = e - s
+    d = p + (1 if fit_intercept else 0)
+    for i in range(m):
+        f[i] = 0.0
+    for j in range(p):  # row i's sum of squares: 0.0 + x_0^2, then + x_1^2, ... in the order j
+        for i in range(m):
+            v = np.float64(X[s + i, j])
+            f[i] += v * v
+    cx, cy, finite, hard = 0, 0, True, False
+    for i in range(m):  # the common row's scale, as in _quantise_block; 0 marks a hard row
+        ss = f[i]
+        if math.isfinite(ss) and ss >= 1e-200:
+            feat = math.sqrt(ss)
+            f[i] = QMAX / max(clip_x, math.sqrt(ss + 1.0) if fit_intercept else feat)
+            cx += feat > clip_x
+        else:
+            f[i], hard = 0.0, True
+    for j in range(p):  # trunc(x_j f): finite for a common row; a hard row is redone below
+        for i in range(m):
+            v = np.float64(X[s + i, j]) * f[i]
+            Z[i, j] = math.trunc(v) if math.isfinite(v) else 0.0
+    if fit_intercept:
+        for i in range(m):
+            Z[i, p] = math.trunc(f[i])
+    if hard:
+        for i in range(m):
+            if f[i] == 0.0:  # a common row's scale is QMAX / max(...) > 0
+                c, ok = _quantise_row(X[s + i], fit_intercept, clip_x, Z[i])
+                cx, finite = cx + c, finite and ok
+    for i in range(m):
+        v = np.float64(y[s + i])
+        cy += abs(v) > clip_r
+        finite = finite and math.isfinite(v)
+        Z[i, d] = _quantise_label(v, clip_r)
+    return cx, cy, finite
+
 # %% ../nbs/60_distributed.ipynb #813c57ed
 def _block_pair(X, y) -> tuple:
     "One block as arrays; a y of another length is refused (numba does not check bounds)."
@@ -125,11 +169,18 @@ def _block_pass(X, y, fit_intercept, clip_x, clip_r, keep: bool):
     Q = np.empty((n, d), np.int16) if keep else None
     cx = cy = 0
     ok = True
-    Z = np.empty((min(n, SUB_ROWS), d + 1))
-    for s in range(0, n, SUB_ROWS):
-        m = min(SUB_ROWS, n - s)
-        a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x, clip_r,
-                                  Z[:m])
+    cols = X.strides[0] == X.itemsize and n > 1  # column-major (a parquet partition): by columns
+    rows = TILE_ROWS if cols else SUB_ROWS
+    Z = np.empty((min(n, rows), d + 1), order="F" if cols else "C")
+    scratch = np.empty(min(n, rows))
+    for s in range(0, n, rows):
+        m = min(rows, n - s)
+        if cols:
+            a, b, f = _quantise_columns(X, y, s, s + m, bool(fit_intercept), clip_x, clip_r, Z,
+                                        scratch)
+        else:
+            a, b, f = _quantise_block(X[s:s + m], y[s:s + m], bool(fit_intercept), clip_x,
+                                      clip_r, Z[:m])
         # exact (Derivation 1): integer-valued float64, products < 2^30, at most 2^16 of them
         G += (Z[:m].T @ Z[:m]).astype(np.int64)
         if keep:
@@ -185,32 +236,46 @@ def add_statistics(parts) -> dict:
     return out
 
 # %% ../nbs/60_distributed.ipynb #96f367c7
-def kernel_profile(n: int = 200_000, p: int = 32, repeats: int = 5) -> dict:
-    "CPU seconds per chunk (best of `repeats`) of the floor's map step and of ours, by part."
+def kernel_profile(n: int = 250_000, p: int = 32, repeats: int = 5) -> dict:
+    """CPU milliseconds per partition (best of `repeats`) of the floor's map step and of ours, by
+    part, on a partition as a parquet file gives it: n rows of p float64 features and the label,
+    one column-major array."""
+    import pandas as pd
     g = np.random.default_rng(0)
-    A = 0.1 * g.standard_normal((n, p + 1), dtype=np.float32)  # features, then the label
+    cols = [f"x{j:02d}" for j in range(p)]
+    df = pd.DataFrame(np.asfortranarray(0.1 * g.standard_normal((n, p + 1))), columns=cols + ["y"])
+    A = np.asarray(df)  # the partition as one array: a view, column-major
     X, y = A[:, :-1], A[:, -1]
 
     def cpu(f):
+        from threadpoolctl import threadpool_limits
         best = math.inf
-        for _ in range(repeats):
-            t = time.process_time()
-            f()
-            best = min(best, time.process_time() - t)
-        return best
-    Z64 = A.astype(np.float64)
-    Z = np.empty((n, p + 2))
+        with threadpool_limits(1):  # one core, as a worker (Dask's nanny sets 1 BLAS thread)
+            for _ in range(repeats):
+                t = time.process_time()
+                f()
+                best = min(best, time.process_time() - t)
+        return best * 1e3
+    d = p + 2
+    Zc, Zf, sc = np.empty((SUB_ROWS, d)), np.empty((TILE_ROWS, d), order="F"), np.empty(TILE_ROWS)
     block_statistics(X[:10], y[:10])  # compiled before timing
-    out = {"floor: float64 copy": cpu(lambda: A.astype(np.float64)),
-           "floor: BLAS Z^T Z": cpu(lambda: Z64.T @ Z64),
-           "ours: quantise (compiled)": cpu(lambda: _quantise_block(X, y, True, 1.0, 1.0, Z)),
-           "ours: BLAS + int64, per 2^16 rows": cpu(lambda: [
-               (Z[s:s + SUB_ROWS].T @ Z[s:s + SUB_ROWS]).astype(np.int64)
-               for s in range(0, n, SUB_ROWS)]),
-           "ours: block_statistics": cpu(lambda: block_statistics(X, y))}
-    floor = out["floor: float64 copy"] + out["floor: BLAS Z^T Z"]
-    return {k: f"{v * 1e3:.0f} ms" for k, v in out.items()} | {
-        "block_statistics / floor": f"{out['ours: block_statistics'] / floor:.2f}"}
+    _quantise_columns(X, y, 0, 10, True, 1.0, 1.0, Zf, sc)
+    out = {"floor: BLAS Z^T Z (the whole map step)": cpu(lambda: A.T @ A),
+           "join X and y (select X, assign y, one array)": cpu(
+               lambda: np.asarray(df[cols].assign(__dplit_label__=df["y"]))),
+           "quantise, row by row (2^16-row blocks)": cpu(lambda: [
+               _quantise_block(X[s:s + SUB_ROWS], y[s:s + SUB_ROWS], True, 1.0, 1.0, Zc)
+               for s in range(0, n - SUB_ROWS + 1, SUB_ROWS)]) * n / (n - n % SUB_ROWS),
+           "quantise, column by column (4096-row tiles)": cpu(lambda: [
+               _quantise_columns(X, y, s, s + TILE_ROWS, True, 1.0, 1.0, Zf, sc)
+               for s in range(0, n - TILE_ROWS + 1, TILE_ROWS)]) * n / (n - n % TILE_ROWS),
+           "BLAS + int64, 4096-row tiles": cpu(lambda: [
+               (Zf.T @ Zf).astype(np.int64) for _ in range(n // TILE_ROWS)]) * n / (
+               n - n % TILE_ROWS),
+           "ours: block_statistics (the whole map step)": cpu(lambda: block_statistics(X, y))}
+    return {k: f"{v:.0f} ms" for k, v in out.items()} | {
+        "block_statistics / floor's map step": f"{out[list(out)[-1]] / out[list(out)[0]]:.2f}"}
+
 
 # %% ../nbs/60_distributed.ipynb #566a446e
 def _hard_rows(p: int = 32, n: int = 3000, rng=None) -> tuple:
@@ -375,15 +440,34 @@ def _dask_blocks(X, y):
                         "(e.g. frame['y'])")
     if not _kind_ok(list(X.dtypes) + [y.dtype]):
         raise TypeError("X and y must hold real numbers (integer or float columns)")
-    try:  # one frame, so that X and y are cut into the same row blocks
-        both = X.assign(__dplit_label__=y)
-    except Exception as exc:  # noqa: BLE001 - dask's alignment errors vary by version
-        raise ValueError(f"X and y must be row-aligned (same partitions): {exc}") from None
+    both = _one_frame(X, y)
+    if both is None:
+        try:  # one frame, so that X and y are cut into the same row blocks
+            both = X.assign(__dplit_label__=y)
+        except Exception as exc:  # noqa: BLE001 - dask's alignment errors vary by version
+            raise ValueError(f"X and y must be row-aligned (same partitions): {exc}") from None
     return "frame", list(both.to_delayed())
 
 
+def _one_frame(X, y):
+    """X's columns then y's as one selection of the frame both are taken from (X = frame[cols],
+    y = frame[c]), or None. A partition is then read once with its columns (a parquet file's
+    projection) and its block is one array: no join of two frames, no copy."""
+    expr = getattr(y, "expr", None)
+    if type(expr).__name__ != "Projection" or y.name in X.columns:
+        return None
+    try:
+        from dask.dataframe.dask_expr import new_collection
+        frame, cols = new_collection(expr.frame), list(X.columns)
+        if X.optimize()._name != frame[cols].optimize()._name:  # X is not frame[cols]
+            return None
+        return frame if cols + [y.name] == list(frame.columns) else frame[cols + [y.name]]
+    except Exception:  # noqa: BLE001 - another dask: the join below is the general way
+        return None
+
+
 def _on_frame_block(fn, block, *args):
-    a = np.asarray(block)  # X's columns, then the label
+    a = np.asarray(block)  # X's columns, then the label (a view when the block is one array)
     return fn(a[:, :-1], a[:, -1], *args)
 
 
@@ -836,6 +920,26 @@ def _quantise_entries(X, y, b_x, b_y, Z):
     return cx, cy, finite
 
 
+@numba.njit(cache=True)
+def _quantise_entries_columns(X, y, s, e, b_x, b_y, Z):
+    """_quantise_entries of rows s..e-1 of a column-major X into Z[:e - s], column by column: each
+    entry by the same operations (entrywise, no sum), so the same integers."""
+    p = X.shape[1]
+    cx, cy, finite = 0, 0, True
+    for j in range(p):
+        for i in range(e - s):
+            v = np.float64(X[s + i, j])
+            finite = finite and math.isfinite(v)
+            cx += abs(v) > b_x
+            Z[i, j] = _quantise_label(v, b_x)
+    for i in range(e - s):
+        v = np.float64(y[s + i])
+        finite = finite and math.isfinite(v)
+        cy += abs(v) > b_y
+        Z[i, p] = _quantise_label(v, b_y)
+    return cx, cy, finite
+
+
 def _bss_block(X, y, b_x, b_y) -> dict:
     "One block's exact entrywise-clipped statistics (the map step); as `block_statistics`."
     X, y = _block_pair(X, y)
@@ -843,10 +947,13 @@ def _bss_block(X, y, b_x, b_y) -> dict:
     G = np.zeros((p + 1, p + 1), np.int64)
     cx = cy = 0
     ok = True
-    Z = np.empty((min(n, SUB_ROWS), p + 1))
-    for s in range(0, n, SUB_ROWS):
-        m = min(SUB_ROWS, n - s)
-        a, b, f = _quantise_entries(X[s:s + m], y[s:s + m], b_x, b_y, Z[:m])
+    cols = X.strides[0] == X.itemsize and n > 1  # column-major: by columns, as _block_pass
+    rows = TILE_ROWS if cols else SUB_ROWS
+    Z = np.empty((min(n, rows), p + 1), order="F" if cols else "C")
+    for s in range(0, n, rows):
+        m = min(rows, n - s)
+        a, b, f = (_quantise_entries_columns(X, y, s, s + m, b_x, b_y, Z) if cols else
+                   _quantise_entries(X[s:s + m], y[s:s + m], b_x, b_y, Z[:m]))
         G += (Z[:m].T @ Z[:m]).astype(np.int64)  # exact: Derivation 1
         cx, cy, ok = cx + a, cy + b, ok and f
     return {"gram": G, "n": n, "clipped_x": cx, "clipped_y": cy, "finite": ok}
@@ -984,6 +1091,23 @@ def _timed(f) -> float:
     return time.perf_counter() - t
 
 
+def _worker_cpu(client) -> float:
+    "CPU seconds (user + system) used so far by the cluster's worker processes, summed."
+    import resource
+
+    def used():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    return sum(client.run(used).values())
+
+
+def _pass(client, f) -> tuple:
+    """(wall seconds, the workers' CPU seconds) of one pass: the CPU seconds do not count the
+    time a worker waited for the disk or for a core taken by another job."""
+    c = _worker_cpu(client)
+    return _timed(f), _worker_cpu(client) - c
+
+
 # public bounds that contain the synthetic table (features N(0, 0.1^2), |y| well below 2): the
 # benchmark times passes, not clipping, and prints no ClippingWarning
 BENCH_BOUNDS = dict(clip_x=2.0, clip_y=2.0)
@@ -1010,9 +1134,10 @@ def _warm_kernels(dtype):
 
 
 def _warm_up(client, file, feats, dtype=np.float64):
-    """Every kernel once on every worker (`client.run`), then every fit once through Dask on 2000
-    rows of the table as `dtype`: compilation and first-call costs are paid once per process,
-    before any pass is timed."""
+    """Every kernel once on every worker (`client.run`), every fit once through Dask on 2000
+    rows of the table as `dtype`, then the floor and AdaSSP once over `file` read as parquet (the
+    reading path's first call, its buffers): compilation and first-call costs are paid once per
+    process, before any pass is timed, by neither the floor nor ours."""
     import warnings
 
     import dask.dataframe as dd
@@ -1026,6 +1151,9 @@ def _warm_up(client, file, feats, dtype=np.float64):
         AdaSSPRegressor(random_state=0).fit(small[feats], small["y"])
         BoostedAdaSSPRegressor(n_rounds=2, random_state=0).fit(small[feats], small["y"])
         bss_statistics(small[feats], small["y"])
+        whole = _read([file])
+        _floor(whole[feats + ["y"]])
+        AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(whole[feats], whole["y"])
 
 
 def _log(msg):
@@ -1055,8 +1183,11 @@ def _read(fs):
     return dd.read_parquet(fs, split_row_groups=True)
 
 
-def _row(task, n, sec, ratio, peak) -> dict:
+def _row(task, n, sec, ratio, peak, cpu=None) -> dict:
+    "A row of the benchmark's table; cpu: (the pass's worker CPU seconds, the floor's)."
     return {"task": task, "rows": n, "seconds": round(sec, 1), "ratio": ratio,
+            "worker CPU s": None if cpu is None else round(cpu[0], 1),
+            "CPU ratio": None if cpu is None else f"{cpu[0] / cpu[1]:.2f}",
             "peak MB per worker": round(peak)}
 
 
@@ -1070,20 +1201,21 @@ def bench_out_of_core(path, n_files: int = 100, memory_limit: str = "2GiB",
         _warm_up(c, files[0], FEATS)
         ddf = _read(files)
         _evict(files)
-        fl = _floor(ddf[FEATS + ["y"]])
+        fl, cf = _pass(c, lambda: _floor(ddf[FEATS + ["y"]]))
         _log(f"floor out of core: {fl:.0f} s")
         _evict(files)
-        ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(ddf[FEATS],
-                                                                                 ddf["y"]))
+        ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+            ddf[FEATS], ddf["y"]))
         _log(f"AdaSSP out of core: {ada:.0f} s")
         _evict(files)
-        bss = _timed(lambda: bss_statistics(ddf[FEATS], ddf["y"], **BSS_BOUNDS))
+        bss, cb = _pass(c, lambda: bss_statistics(ddf[FEATS], ddf["y"], **BSS_BOUNDS))
         _log(f"best-subset statistics out of core: {bss:.0f} s")
         peak = _peak_mb(c)
     n = n_files * 1_000_000
-    return [_row("floor: out of core", n, fl, "1 floor", peak),
-            _row("AdaSSP: out of core", n, ada, f"{ada / fl:.2f} floors", peak),
-            _row("best-subset statistics: out of core", n, bss, f"{bss / fl:.2f} floors", peak)]
+    return [_row("floor: out of core", n, fl, "1 floor", peak, (cf, cf)),
+            _row("AdaSSP: out of core", n, ada, f"{ada / fl:.2f} floors", peak, (ca, cf)),
+            _row("best-subset statistics: out of core", n, bss, f"{bss / fl:.2f} floors", peak,
+                 (cb, cf))]
 
 
 def bench_persisted(path, persisted_files: int = 10, n_rounds: int = 10, ml_iter: int = 5,
@@ -1144,15 +1276,38 @@ def bench_repeat(path, n_files: int = 20, repeats: int = 2, memory_limit: str = 
         ddf = _read(files)
         for r in range(1, repeats + 1):
             _evict(files)
-            fl = _floor(ddf[FEATS + ["y"]])
+            fl, cf = _pass(c, lambda: _floor(ddf[FEATS + ["y"]]))
             _evict(files)
-            ada = _timed(lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+            ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
                 ddf[FEATS], ddf["y"]))
             _log(f"repeat {r}: floor {fl:.0f} s, AdaSSP {ada:.0f} s")
             peak = _peak_mb(c)
-            rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak),
+            rows += [_row(f"floor: out of core, repeat {r}", n, fl, "1 floor", peak, (cf, cf)),
                      _row(f"AdaSSP: out of core, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
-                          peak)]
+                          peak, (ca, cf))]
+    return rows
+
+
+def bench_persisted_repeat(path, persisted_files: int = 10, repeats: int = 3,
+                           memory_limit: str = "2GiB", n_workers: int = 2) -> list:
+    """The persisted floor and AdaSSP alternated `repeats` times (the first `persisted_files` files
+    as float32 in the workers' memory): passes of a few seconds, which a burst of the other jobs
+    can double, read from adjacent pairs."""
+    from distributed import Client, wait
+    files = _files(path, persisted_files)
+    rows, n = [], persisted_files * 1_000_000
+    with _bench_cluster(memory_limit, n_workers) as cl, Client(cl) as c:
+        _warm_up(c, files[0], FEATS, np.float32)
+        ddf = _read(files)[FEATS + ["y"]].astype(np.float32).persist()
+        wait(ddf)
+        for r in range(1, repeats + 1):
+            fl, cf = _pass(c, lambda: _floor(ddf))
+            ada, ca = _pass(c, lambda: AdaSSPRegressor(random_state=0, **BENCH_BOUNDS).fit(
+                ddf[FEATS], ddf["y"]))
+            peak = _peak_mb(c)
+            rows += [_row(f"floor: persisted, repeat {r}", n, fl, "1 floor", peak, (cf, cf)),
+                     _row(f"AdaSSP: persisted, repeat {r}", n, ada, f"{ada / fl:.2f} floors",
+                          peak, (ca, cf))]
     return rows
 
 
@@ -1177,3 +1332,38 @@ def bench_sample(path) -> bool:
         same &= all(np.array_equal(a, b) for a, b in zip(got, ref))  # exact: integer statistics
     return bool(same)
 
+
+
+def partition_profile(path, n_files: int = 2, repeats: int = 5) -> dict:
+    """CPU milliseconds per partition (best of `repeats`, this process, Dask's synchronous
+    scheduler, files in the page cache) of a whole pass over the first `n_files` files: reading
+    alone, the floor, our statistics with X and y joined into one block (the general frame
+    path) and read as one selection of the file (`_one_frame`)."""
+    import dask
+    ddf = _read(_files(path, n_files))
+    parts = ddf.npartitions
+
+    def cpu(f):
+        from threadpoolctl import threadpool_limits
+        f()  # compiled, cached
+        best = math.inf
+        with threadpool_limits(1):  # one core, as a worker
+            for _ in range(repeats):
+                t = time.process_time()
+                f()
+                best = min(best, time.process_time() - t)
+        return best * 1e3 / parts
+
+    def ours(blocks):
+        return dask.delayed(add_statistics)([dask.delayed(_on_frame_block)(
+            block_statistics, b, True, 2.0, 2.0) for b in blocks]).compute()
+    with dask.config.set(scheduler="sync"):
+        out = {"read the partition (33 columns)": cpu(lambda: dask.delayed(len)(
+                   [dask.delayed(len)(b) for b in ddf[FEATS + ["y"]].to_delayed()]).compute()),
+               "floor: read + Z^T Z": cpu(lambda: _floor(ddf[FEATS + ["y"]])),
+               "ours, X and y joined: read + join + statistics": cpu(lambda: ours(
+                   ddf[FEATS].assign(__dplit_label__=ddf["y"]).to_delayed())),
+               "ours, one selection: read + statistics": cpu(lambda: ours(
+                   _one_frame(ddf[FEATS], ddf["y"]).to_delayed()))}
+    fl = out["floor: read + Z^T Z"]
+    return {k: f"{v:.0f} ms ({v / fl:.2f} floors)" for k, v in out.items()}

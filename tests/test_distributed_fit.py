@@ -285,3 +285,58 @@ def test_dask_data_refused_before_the_charge_and_any_draw(make, bad, monkeypatch
     with dask.config.set(scheduler="sync"):
         make(acc).fit(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
     assert len(acc.ledger) == 1 and not rec.untouched()
+
+
+def test_column_kernels_are_the_row_kernels():
+    """The column-major kernels (a parquet partition's layout) give the row kernels' integers and tallies on hard
+    rows (huge, tiny, float32, the sphere, non-finite), cut into tiles at odd places; so block_statistics, the kept
+    rows and the best-subset statistics are the same integers for a C- and an F-ordered block."""
+    from dplit.distributed import (_block_pass, _bss_block, _hard_rows, _quantise_block, _quantise_columns,
+                                   _quantise_entries, _quantise_entries_columns)
+    X0, y = _hard_rows(9, 3000, 5)
+    X0[7, 2], X0[8, 0], y[9] = np.nan, -np.inf, np.inf
+    cuts = [0, 1, 1000, 1001, 3000]
+    for dtype in (np.float64, np.float32):
+        with np.errstate(over="ignore"):
+            X = np.asfortranarray(X0.astype(dtype))
+        for fit_intercept in (True, False):
+            for clip_x in (1.0, 0.2, 1e-160):
+                d = 9 + fit_intercept
+                Zr, Zc = np.empty((3000, d + 1)), np.empty((3000, d + 1), order="F")
+                ref = _quantise_block(X, y, fit_intercept, clip_x, 1.0, Zr)
+                got = [_quantise_columns(X, y, a, b, fit_intercept, clip_x, 1.0, Zc[a:], np.empty(b - a))
+                       for a, b in zip(cuts, cuts[1:])]
+                tally = (sum(g[0] for g in got), sum(g[1] for g in got), all(g[2] for g in got))
+                assert np.array_equal(Zr, Zc) and tally == ref, (dtype, fit_intercept, clip_x)
+                C = np.ascontiguousarray(X)
+                a, b = (_block_pass(M, y, fit_intercept, clip_x, 1.0, True) for M in (C, X))
+                assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0]) and np.array_equal(a[1], b[1])
+        Zr, Zc = np.empty((3000, 10)), np.empty((3000, 10), order="F")
+        assert _quantise_entries(X, y, 0.3, 1.0, Zr) == _quantise_entries_columns(X, y, 0, 3000, 0.3, 1.0, Zc)
+        assert np.array_equal(Zr, Zc)
+        s, t = _bss_block(np.ascontiguousarray(X), y, 0.3, 1.0), _bss_block(X, y, 0.3, 1.0)
+        assert all(np.array_equal(s[k], t[k]) for k in s)
+
+
+def test_one_read_per_partition_and_the_same_release(tmp_path):
+    """X = frame[cols], y = frame['y'] of a parquet table: each partition is read once with X's columns and y's
+    (one task per partition, no join), and the release is the in-memory one; y not taken from the frame (the
+    general path, X and y joined) releases the same bits."""
+    from dplit.distributed import _dask_blocks, _one_frame
+    X, y = _data(3000, 4, 6)
+    cols = [f"x{j}" for j in range(4)]
+    pd.DataFrame(X, columns=cols).assign(y=y).to_parquet(tmp_path / "t.parquet", row_group_size=700)
+    ddf = dd.read_parquet(tmp_path / "t.parquet", split_row_groups=True)
+    assert ddf.npartitions == 5
+    assert list(_one_frame(ddf[cols], ddf["y"]).columns) == cols + ["y"]
+    assert _one_frame(ddf[cols], ddf["x0"]) is None and _one_frame(ddf[cols], ddf["y"] * 1.0) is None
+    kind, blocks = _dask_blocks(ddf[cols], ddf["y"])
+    graph = dict(dask.delayed(list)(blocks).__dask_graph__())
+    names = [k[0] if isinstance(k, tuple) else k for k in graph]
+    assert kind == "frame" and sum("read_parquet" in str(k) for k in names) == 5
+    assert not any("assign" in str(k) for k in names)
+    ref = _theta(AdaSSPRegressor(random_state=4, clip_x=10.0, clip_y=10.0).fit(X, y))
+    with dask.config.set(scheduler="sync"):
+        one = _theta(AdaSSPRegressor(random_state=4, clip_x=10.0, clip_y=10.0).fit(ddf[cols], ddf["y"]))
+        joined = _theta(AdaSSPRegressor(random_state=4, clip_x=10.0, clip_y=10.0).fit(ddf[cols], ddf["y"] * 1.0))
+    assert np.array_equal(one, ref) and np.array_equal(joined, ref)  # integer statistics: exact
