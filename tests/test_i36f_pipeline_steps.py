@@ -111,3 +111,13 @@ def test_the_reviews_valid_pipeline_is_charged_once():
     acc = BudgetAccountant(4.0, 1e-4, relation="substitute")
     charged_fit(acc, pipe, R.X4, R.Y4)
     assert len(acc.ledger) == 2 and pipe[1].coef_.shape == (2,)
+
+
+@pytest.mark.parametrize("name", sorted(NUMBA))
+def test_valid_numba_steps_pass_the_checks_before_the_charge(name):
+    "Their fit compiles for a minute: the checks before the charge (`_check_fit`) alone."
+    from dplit.accountant import _check_fit
+    pipe, X, y, _ = _pipe(name)
+    _check_fit(pipe, X, y)                          # raises if the stand-in refused a valid step
+    with pytest.raises(TypeError, match="random_state"):
+        _check_fit(_pipe(name, random_state=[1.5])[0], X, y)   # control: the check can refuse
