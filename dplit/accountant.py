@@ -695,7 +695,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         If a step's spend cannot be planned, or `accountant` is not an accountant.
     ValueError
         If a step has an accountant of its own, its relation cannot be charged, or the data or
-        parameters fail the checks of the step that sees X (before anything is charged).
+        parameters fail the checks of the step that sees X, or a later step's parameters fail its
+        checks on a public stand-in of its input (before anything is charged).
     RuntimeError
         If a fitted ``spend_`` differs from its charge.
     """
