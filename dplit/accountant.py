@@ -549,8 +549,9 @@ def _check_params(est) -> None:
     probe = clone(est)
     if callable(getattr(probe, "_fit_params", None)):         # the template's parameter check
         probe._fit_params()
-    elif hasattr(type(probe), "_parameter_constraints"):        # a scikit-learn step
-        probe._validate_params()
+    elif hasattr(probe, "_parameter_constraints") and callable(getattr(probe, "_validate_params",
+                                                                         None)):
+        probe._validate_params()                                # a scikit-learn step
     if "random_state" in probe.get_params(deep=False) and callable(getattr(est, "expected_spend",
                                                                            None)):
         check_random_state(probe.random_state)
