@@ -537,26 +537,84 @@ def _check_run(estimator, X, y) -> None:
                     "its checks cannot run before the charge")
 
 
-def _check_fit(est, X, y) -> None:
-    """What `charged_fit` checks before its charge: a private estimator's whole fit up to its
-    charge; of a pipeline, the step that sees X (later steps see released data, and are checked
-    when fitted); and a numeric y finite, one value per row (every private estimator refuses
-    other)."""
+def _stand_in(rows: int, d: int) -> np.ndarray:
+    """The public input a later pipeline step is dry-run on: a fixed pattern of `rows` x `d` (no
+    data, no draw), each column varying at its own frequency, each row of norm at most 1/2."""
+    i, j = np.arange(1, rows + 1)[:, None], np.arange(1, d + 1)[None, :]
+    return np.cos(0.7071 * i * j) / (2 * math.sqrt(d))
+
+
+def _check_params(est) -> None:
+    "A step's public parameters alone (no data): its own validation, and its seed."
+    probe = clone(est)
+    if callable(getattr(probe, "_fit_params", None)):         # the template's parameter check
+        probe._fit_params()
+    elif hasattr(probe, "_parameter_constraints") and callable(getattr(probe, "_validate_params",
+                                                                         None)):
+        probe._validate_params()                                # a scikit-learn step
+    if "random_state" in probe.get_params(deep=False) and callable(getattr(est, "expected_spend",
+                                                                           None)):
+        check_random_state(probe.random_state)
+
+
+def _check_steps(est, X, y, d) -> None:
+    """Check `est` before the charge on X (the data, or a public stand-in; None: parameters
+    only) of d columns: private steps run up to their charge, other steps' parameters."""
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
+    from sklearn.utils import _safe_indexing
+    from sklearn.utils._indexing import _get_column_indices
+    if est is None or isinstance(est, str):                     # 'passthrough' or 'drop'
+        return
+    if isinstance(est, Pipeline):
+        x, rows = X, (None if X is None else np.shape(X)[0])
+        for name, step in est.steps:
+            _check_steps(step, x, y, d)
+            d = _plan(step, x, d, f"{name}/")[1]     # its output width (planned: public)
+            x = None if rows is None or not d else _stand_in(rows, d)  # released: a stand-in
+    elif isinstance(est, ColumnTransformer):
+        if X is None:
+            for _, t, _ in est.transformers + [(None, est.remainder, None)]:
+                _check_steps(t, None, y, None)
+            return
+        used = set()
+        for _, t, c in est.transformers:
+            idx = _get_column_indices(X, c(X) if callable(c) else c)
+            used.update(idx)
+            _check_steps(t, _safe_indexing(X, idx, axis=1), y, len(idx))
+        rest = [i for i in range(d) if i not in used]
+        _check_steps(est.remainder, _safe_indexing(X, rest, axis=1), y, len(rest))
+    elif callable(getattr(est, "expected_spend", None)) and X is not None:
+        _check_run(est, X, y)
+    else:
+        _check_params(est)
+
+
+def _check_fit(est, X, y) -> None:
+    """What `charged_fit` checks before its charge: a private estimator's whole fit up to its
+    charge; of a pipeline, every step: the one that sees X on X, each later private step up to its
+    charge on a public stand-in of the width it will receive (`_stand_in`: its parameters and
+    seed; its data checks on the released input run when it is fitted), other steps' parameters
+    (a Dask X or y: later steps' parameters only); and a numeric y finite, one value per row
+    (every private estimator refuses other)."""
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
     if y is not None and not hasattr(y, "__dask_graph__"):  # a dask y: checked by its fit
         v = np.asarray(y)
         if v.dtype.kind in "fc" and not np.all(np.isfinite(v)):
             raise ValueError("y must be finite (no NaN or infinity)")
-        rows = (X.shape if hasattr(X, "shape") else np.asarray(X).shape)[0]
-        if v.ndim >= 1 and len(v) != rows:
+        if v.ndim >= 1 and len(v) != shape[0]:
             raise ValueError("X and y must have the same number of rows")
-    if isinstance(est, Pipeline):
-        first = est.steps[0][1]
-        if first is not None and not isinstance(first, str):
-            _check_fit(first, X, y)
-    elif not isinstance(est, ColumnTransformer) and callable(getattr(est, "expected_spend", None)):
-        _check_run(est, X, y)
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    if not (hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__")):
+        return _check_steps(est, X, y, shape[1])
+    if isinstance(est, Pipeline):                 # lazy: no stand-in of unknown or large rows
+        _check_steps(est.steps[0][1], X, y, shape[1])
+        for _, step in est.steps[1:]:
+            _check_steps(step, None, y, None)
+    else:
+        _check_steps(est, None if isinstance(est, ColumnTransformer) else X, y, shape[1])
+
 
 # %% ../nbs/08_accountant.ipynb #779f5859
 def _fitted_step(est, path: str):
@@ -638,7 +696,8 @@ def charged_fit(accountant, estimator, X, y=None, label: str = "", **fit_params)
         If a step's spend cannot be planned, or `accountant` is not an accountant.
     ValueError
         If a step has an accountant of its own, its relation cannot be charged, or the data or
-        parameters fail the checks of the step that sees X (before anything is charged).
+        parameters fail the checks of the step that sees X, or a later step's parameters fail its
+        checks on a public stand-in of its input (before anything is charged).
     RuntimeError
         If a fitted ``spend_`` differs from its charge.
     """
