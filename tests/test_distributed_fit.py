@@ -416,7 +416,8 @@ def test_column_kernels_bit_equal_on_adversarial_rows(seed):
                     assert np.array_equal(f[2], c[2], equal_nan=True)
         Zr, Zc = np.empty((n, p + 1)), np.full((n, p + 1), 7.0, order="F")
         ref = _quantise_entries(np.ascontiguousarray(X), y, 0.3, 1.5, Zr)
-        got = [_quantise_entries_columns(np.asfortranarray(X), y, a, b, 0.3, 1.5, Zc[a:]) for a, b in zip(cuts, cuts[1:])]
+        XF = np.asfortranarray(X)
+        got = [_quantise_entries_columns(XF, y, a, b, 0.3, 1.5, Zc[a:]) for a, b in zip(cuts, cuts[1:])]
         assert (sum(t[0] for t in got), sum(t[1] for t in got), all(t[2] for t in got)) == ref
         assert np.array_equal(Zr, Zc)
         A = np.asfortranarray(np.column_stack([X, y]))
