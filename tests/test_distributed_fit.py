@@ -263,27 +263,37 @@ def test_theta_grid_at_the_extremes(theta):
                                   lambda acc: BoostedAdaSSPRegressor(epsilon=0.5, n_rounds=3, random_state=0,
                                                                      accountant=acc)])
 @pytest.mark.parametrize("bad", ["nan", "inf_y", "one_row"])
-def test_dask_data_refused_before_the_charge_and_any_draw(make, bad, monkeypatch):
+@pytest.mark.parametrize("container", ["array", "parquet"])
+def test_dask_data_refused_before_the_charge_and_any_draw(make, bad, container, monkeypatch, tmp_path):
     """Bad rows in a Dask table are found only by reading it: the first pass (exact, draw-free) runs before the
     charge, so the refusal leaves the ledger empty and every generator untouched (once: 1 charge, then refused).
-    Control: the same fit on clean data charges one line and draws, so the two observations can fail."""
+    Control: the same fit on clean data charges one line and draws, so the two observations can fail. The parquet
+    table (frame[cols], frame['y']) takes the one-selection path (`_one_frame`) and the column-major kernels."""
     import _rules_registry as R
     from dplit.accountant import BudgetAccountant
+    from dplit.distributed import _one_frame
+
+    def dask_pair(X, y, name):
+        if container == "array":
+            return da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+        cols = [f"x{j}" for j in range(X.shape[1])]
+        pd.DataFrame(X, columns=cols).assign(y=y).to_parquet(tmp_path / name, row_group_size=100)
+        ddf = dd.read_parquet(tmp_path / name, split_row_groups=True)
+        assert _one_frame(ddf[cols], ddf["y"]) is not None
+        return ddf[cols], ddf["y"]
     X, y = _data(400)
     if bad == "nan":
         X[123, 2] = np.nan
     if bad == "inf_y":
         y[7] = -np.inf
-    Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
-    if bad == "one_row":
-        Xd, yd = Xd[:1], yd[:1]
+    Xd, yd = dask_pair(X[:1], y[:1], "bad.parquet") if bad == "one_row" else dask_pair(X, y, "bad.parquet")
     acc, rec = BudgetAccountant(10.0, 1e-3), R.DrawRecorder(monkeypatch)
     with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="finite|2 rows"):
         make(acc).fit(Xd, yd)
     assert acc.ledger == [] and rec.untouched()
     X, y = _data(400)
     with dask.config.set(scheduler="sync"):
-        make(acc).fit(da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100))
+        make(acc).fit(*dask_pair(X, y, "good.parquet"))
     assert len(acc.ledger) == 1 and not rec.untouched()
 
 
@@ -340,3 +350,124 @@ def test_one_read_per_partition_and_the_same_release(tmp_path):
         one = _theta(AdaSSPRegressor(random_state=4, clip_x=10.0, clip_y=10.0).fit(ddf[cols], ddf["y"]))
         joined = _theta(AdaSSPRegressor(random_state=4, clip_x=10.0, clip_y=10.0).fit(ddf[cols], ddf["y"] * 1.0))
     assert np.array_equal(one, ref) and np.array_equal(joined, ref)  # integer statistics: exact
+
+
+def _adversarial_rows(g, n, p):
+    "Rows that take every branch of the row kernel: subnormal, underflowing, huge, non-finite, -0, on the sphere."
+    X = g.normal(size=(n, p)) * g.choice([1e-3, 0.1, 1.0, 30.0], size=(n, 1))
+    k = n // 12
+    X[:k] *= 1e-160                                    # squares underflow: the ss < 1e-200 branch
+    X[k:2 * k] = g.choice([5e-324, -5e-324, 0.0, -0.0, 1e-310], size=(k, p))  # subnormals and zeros
+    X[2 * k:3 * k] *= 1e200                            # the sum of squares overflows: rescale by the max
+    X[3 * k, 0], X[3 * k + 1, -1], X[3 * k + 2, 1] = np.inf, -np.inf, np.nan
+    X[3 * k + 3] = 0.0
+    X[3 * k + 4] = -0.0
+    X[3 * k + 5, :] = 0.0
+    X[3 * k + 5, :2] = (3.0, -4.0)                     # norm exactly clip_x = 5 (exact in binary)
+    X[3 * k + 6] = np.finfo(np.float64).max            # every square infinite
+    X[3 * k + 7, 0] = 1.2e-100                         # ss just below 1e-200 ...
+    X[3 * k + 7, 1:] = 0.0
+    X[3 * k + 8, 0] = 1.0000001e-100                   # ... and just above
+    X[3 * k + 8, 1:] = 0.0
+    t = math.sqrt(0.45) * 2.0**-26                     # t^2 = 0.45 ulp(1): 1 + t^2 rounds to 1, t^2 + t^2 does not,
+    X[3 * k + 9] = [1.0] + [t] * (p - 1)               # so summing this row's squares in another order than
+    X[3 * k + 10] = ([t] * (p - 1) + [1.0])            # x_0, x_1, ... changes ss, its norm and (with no
+    X[3 * k + 11] = 2.0**-7 * X[3 * k + 9]             # intercept, clip_x < 1) trunc(x_0 QMAX / norm)
+    return g.permutation(X)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_column_kernels_bit_equal_on_adversarial_rows(seed):
+    """_quantise_columns / _quantise_entries_columns (any tile cut, any layout) give exactly the integers and tallies
+    of the row kernels on rows taking every branch (underflow, overflow, non-finite, subnormal, -0, on the sphere), for
+    float64, float32 and int columns, with and without the intercept; and block_statistics / _bss_block of a partition
+    laid out as parquet gives it (one column-major array, the label its last column, n not a multiple of TILE_ROWS)
+    equal those of the same rows C-ordered. Integers: exact comparison is right."""
+    from dplit.distributed import (TILE_ROWS, _block_pass, _bss_block, _quantise_block, _quantise_columns,
+                                   _quantise_entries, _quantise_entries_columns)
+    g = np.random.default_rng(seed)
+    n, p = 2 * TILE_ROWS + 37, 6
+    X64 = _adversarial_rows(g, n, p)
+    y = g.normal(size=n) * 3.0
+    y[[5, 6, 7, 8]] = (np.inf, np.nan, -0.0, 5e-324)
+    with np.errstate(over="ignore", invalid="ignore"):
+        variants = {"float64": X64, "float32": X64.astype(np.float32),
+                    "int": np.clip(np.nan_to_num(X64 * 1e3), -2**40, 2**40).astype(np.int64)}
+    cuts = sorted({0, n, *g.integers(1, n, size=6).tolist(), 1, 2})
+    for name, X in variants.items():
+        for fit_intercept in (False, True):
+            for clip_x in (5.0, 1e-160, 0.3):
+                d = p + fit_intercept
+                Zr = np.empty((n, d + 1))
+                ref = _quantise_block(np.ascontiguousarray(X), y, fit_intercept, clip_x, 1.5, Zr)
+                for order in ("F", "C"):
+                    Xo = np.asarray(X, order=order)
+                    Zc = np.full((n, d + 1), 7.0, order=order)  # stale values must all be overwritten
+                    got = [_quantise_columns(Xo, y, a, b, fit_intercept, clip_x, 1.5, Zc[a:], np.empty(b - a))
+                           for a, b in zip(cuts, cuts[1:])]
+                    tally = (sum(t[0] for t in got), sum(t[1] for t in got), all(t[2] for t in got))
+                    assert tally == ref and np.array_equal(Zr, Zc), (name, fit_intercept, clip_x, order)
+                A = np.asfortranarray(np.column_stack([X, y]))  # a parquet partition: one F-ordered array
+                assert A[:, :-1].strides[0] == A.itemsize
+                for rows in (slice(None), slice(0, 1), slice(3, 5), slice(0, TILE_ROWS + 1)):
+                    f = _block_pass(A[rows, :-1], A[rows, -1], fit_intercept, clip_x, 1.5, True)
+                    c = _block_pass(np.ascontiguousarray(X[rows]), y[rows], fit_intercept, clip_x, 1.5, True)
+                    assert all(np.array_equal(f[0][k], c[0][k]) for k in c[0]) and np.array_equal(f[1], c[1])
+                    assert np.array_equal(f[2], c[2], equal_nan=True)
+        Zr, Zc = np.empty((n, p + 1)), np.full((n, p + 1), 7.0, order="F")
+        ref = _quantise_entries(np.ascontiguousarray(X), y, 0.3, 1.5, Zr)
+        XF = np.asfortranarray(X)
+        got = [_quantise_entries_columns(XF, y, a, b, 0.3, 1.5, Zc[a:]) for a, b in zip(cuts, cuts[1:])]
+        assert (sum(t[0] for t in got), sum(t[1] for t in got), all(t[2] for t in got)) == ref
+        assert np.array_equal(Zr, Zc)
+        A = np.asfortranarray(np.column_stack([X, y]))
+        s, t = _bss_block(A[:, :-1], A[:, -1], 0.3, 1.5), _bss_block(np.ascontiguousarray(X), y, 0.3, 1.5)
+        assert all(np.array_equal(s[k], t[k]) for k in s)
+
+
+def _pairings(A, B, cols):
+    "(X, y) pairs a user may pass: y from X's frame, from another frame, reordered, filtered, recomputed ..."
+    return {"same frame": (A[cols], A["y"]), "another frame, same column name": (A[cols], B["y"]),
+            "y sorted": (A[cols], A.sort_values("x0")["y"]), "X sorted": (A.sort_values("x0")[cols], A["y"]),
+            "y shuffled": (A[cols], A.shuffle("x0")["y"]), "y filtered": (A[cols], A[A.x0 > 0]["y"]),
+            "both filtered": (A[A.x0 > 0][cols], A[A.x0 > 0]["y"]), "y doubled": (A[cols], A["y"] * 2),
+            "y assigned": (A[cols], A.assign(y=A.y * 2)["y"]), "x0 assigned": (A[cols], A.assign(x0=A.y)["y"]),
+            "y renamed from x0": (A[cols], A.rename(columns={"x0": "y", "y": "x0"})["y"]),
+            "X includes y": (A[cols + ["y"]], A["y"]), "label is a feature": (A[cols], A["x1"]),
+            "X reordered": (A[cols[::-1]], A["y"]), "X one column": (A[["x1"]], A["y"]),
+            "y repartitioned": (A[cols], A.repartition(npartitions=2)["y"]),
+            "y of the other frame's rows": (A[cols], dd.concat([B.partitions[0], A.partitions[1:]])["y"])}
+
+
+def test_one_frame_pairs_only_a_frame_with_its_own_column(tmp_path):
+    """_one_frame selects one frame's columns only when X's rows and y's are that frame's, in its order: whenever it
+    does, the one block is exactly X.compute() next to y.compute() (position by position) and the release is the
+    in-memory one of (X.compute(), y.compute()); y from another frame, reordered, filtered or recomputed is left to
+    the join (None). A detection by column names alone fails here (another frame, y sorted, y assigned)."""
+    from dplit.distributed import _one_frame
+    X, y = _data(1200, 3, 9)
+    cols = ["x0", "x1", "x2"]
+    pdf = pd.DataFrame(X, columns=cols).assign(y=y)
+    pdf.to_parquet(tmp_path / "a.parquet", row_group_size=400)
+    pdf.assign(y=-y).to_parquet(tmp_path / "b.parquet", row_group_size=400)
+    for A, B in [(dd.from_pandas(pdf, npartitions=3), dd.from_pandas(pdf.assign(y=-y), npartitions=3)),
+                 (dd.read_parquet(tmp_path / "a.parquet", split_row_groups=True),
+                  dd.read_parquet(tmp_path / "b.parquet", split_row_groups=True))]:
+        fired = set()
+        for name, (Xd, yd) in _pairings(A, B, cols).items():
+            one = _one_frame(Xd, yd)
+            if one is None:
+                continue
+            fired.add(name)
+            Xc, yc = Xd.compute(), yd.compute()
+            with dask.config.set(scheduler="sync"):
+                block = one.compute()
+                got = _theta(AdaSSPRegressor(random_state=2, clip_x=5.0, clip_y=5.0).fit(Xd, yd))
+            assert list(block.columns) == list(Xc.columns) + [yd.name], name
+            assert np.array_equal(block.to_numpy(), np.column_stack([Xc, yc])), name
+            ref = _theta(AdaSSPRegressor(random_state=2, clip_x=5.0, clip_y=5.0).fit(Xc.to_numpy(), yc.to_numpy()))
+            assert np.array_equal(got, ref), name  # integer statistics: exact
+        assert {"same frame", "X reordered", "X one column"} <= fired  # the fast path is taken where it is right
+        assert not fired & {"another frame, same column name", "y sorted", "X sorted", "y shuffled", "y filtered",
+                            "y doubled", "y renamed from x0", "X includes y", "label is a feature",
+                            "y repartitioned", "y of the other frame's rows"}
