@@ -212,8 +212,8 @@ def _add_counts(parts) -> tuple:
 
 
 def _dask_counts(x, grids, n_grid, name: str = "x", ndim: int = 1) -> _Counts:
-    """The one pass over a Dask array, series or frame (one grid per column). It draws and charges
-    nothing, so no grid (refused before reading), NaN, infinity or no rows are refused at no cost."""
+    """The one pass over a Dask array, series or frame (one grid per column). It draws and
+    charges nothing: no grid (refused before reading), NaN, infinity or no rows cost nothing."""
     if n_grid is None:
         raise ValueError(f"n_grid=None (no grid) needs the sorted data in memory; a Dask {name} "
                          "takes an integer n_grid")
@@ -484,7 +484,8 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
     table's declaration, not its values. At `fit`, values outside `bounds` still count in the
     quantiles' ranks (not clipped, no warning); `transform` clips every column to `ranges_` and
     warns with a `dplit.core.ClippingWarning` (one bit for the curator, not a release, and no
-    count). There is no refused release.
+    count). There is no refused release. `fit` also takes a Dask array or frame (integer
+    `n_grid`): one exact pass of per-column grid counts, the release the same as in memory.
 
     Attributes
     ----------
@@ -564,8 +565,9 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
     def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
         private = [k for k, kind in enumerate(self.kinds_) if kind == "private"]
         eps = params.epsilon / max(len(private), 1)
+        col = (lambda k: X.column(k)) if isinstance(X, _Counts) else (lambda k: X[:, k])
         self.ranges_ = np.array([
-            private_range(X.column(k) if isinstance(X, _Counts) else X[:, k], eps, plan.cols[k], params.quantiles, self.n_grid,
+            private_range(col(k), eps, plan.cols[k], params.quantiles, self.n_grid,
                           self.relation, rng=rng).value if kind == "private"
             else np.array(kind, float) for k, kind in enumerate(self.kinds_)])
         return plan.spend

@@ -1,14 +1,15 @@
 """Issue 38: private bounds on Dask (chapter 09's grid private quantile, range and clipping scaler).
 
 Truths used:
-- brute force: the count of values below (and up to) every grid point, by comparing every value with every
-  grid point (no sort, no search); the Dask pass must return exactly these integers;
-- the in-memory release with the same seed: the Dask utilities are computed by the same function from the
-  same integers (int64 sums are exact in any order), so they are bit-identical by construction, and so is
-  the release (a grid point: compared exactly);
-- two mutants that a distributed quantile is tempted into, which the same checks must reject: counts made
-  from each block's own quantile, and one release per block (noise per block) averaged;
-- the ledger (empty after a refusal) and a generator that records every use (0 draws before the charge).
+- brute force: the count of values below (and up to) every grid point, by comparing every value
+  with every grid point (no sort, no search); the Dask pass must return exactly these integers;
+- the in-memory release with the same seed: the Dask utilities are computed by the same function
+  from the same integers (int64 sums are exact in any order), so they are bit-identical by
+  construction, and so is the release (a grid point: compared exactly);
+- two mutants that a distributed quantile is tempted into, which the same checks must reject:
+  counts made from each block's own quantile, and one release per block (noise per block);
+- the ledger (empty after a refusal) and a generator that records every use (0 draws before the
+  charge).
 """
 import warnings
 
@@ -32,7 +33,7 @@ CHUNKS = {"one block": (N,), "even": (750,) * 4, "one row first": (1, N - 1),
 
 
 def _x(seed=0):
-    "Normal values, a third of them exactly on grid points (ties: #{x < b} != #{x <= b}), some outside."
+    "Normals, a third exactly on grid points (ties: #{x < b} != #{x <= b}), two outside."
     g = np.random.default_rng(seed)
     x = g.normal(1.0, 4.0, N)
     x[::3] = g.choice(np.linspace(*BOUNDS, M), N // 3)
@@ -71,12 +72,13 @@ class _UtilitySpy:
 
 
 def _same_as_in_memory(release, x, inputs, seeds=(0, 1, 2)) -> bool:
-    "release(data, seed) on every input equals release(x, seed) in memory, for every seed (exactly)."
-    return all(np.array_equal(release(xd, s), release(x, s)) for s in seeds for xd in inputs.values())
+    "release(data, seed) on every input equals release(x, seed) in memory, every seed (exactly)."
+    return all(np.array_equal(release(xd, s), release(x, s))
+               for s in seeds for xd in inputs.values())
 
 
 @pytest.mark.parametrize("relation", ["add/remove", "substitute"])
-def test_quantile_and_range_bit_identical_across_chunkings_and_to_memory(relation, monkeypatch):
+def test_quantile_and_range_bit_identical_across_chunkings_and_memory(relation, monkeypatch):
     x, spy = _x(), _UtilitySpy(monkeypatch)
     inputs = _inputs(x)
     with dask.config.set(scheduler="sync"):
@@ -219,7 +221,7 @@ def test_pipeline_scaler_selector_adassp_on_a_dask_frame(monkeypatch):
         pred = pipe.predict(Xf)
         alone = PrivateClipScaler(bounds=BOUNDS, feature_range=(-0.5, 0.5), relation="substitute",
                                   random_state=1).fit(pd.DataFrame(X).add_prefix("x"))
-        assert spy.calls == [(3, True)], spy.calls     # one charge of the three steps, before any draw
+        assert spy.calls == [(3, True)], spy.calls     # one charge of 3 steps, before any draw
         assert len(acc.ledger) == 3 and not rec.untouched()
         assert np.array_equal(pipe[0].ranges_, alone.ranges_)  # the in-memory release
         assert is_dask(pred)
