@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
@@ -16,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .audit import AuditCase, register_audit
 from .core import RELATIONS, PrivacySpend, as_rng, check_array, check_epsilon
 from .core import check_in_range, check_int, compose
-from .core import check_random_state, check_real_data, warn_clipped
+from .core import ClippingWarning, check_random_state, check_real_data, warn_clipped
 from .accountant import PrivateEstimatorMixin, _charge_release
 from .mechanisms import Release, exponential_log_probs, exponential_mechanism
 
@@ -71,8 +72,15 @@ def quantile_utility(x: np.ndarray, grid: np.ndarray, q: float) -> np.ndarray:
     numpy.ndarray of shape (k,)
         The utilities (sensitivity: `quantile_sensitivity`).
     """
-    xs, t = np.sort(x), q * len(x)
-    below, upto = np.searchsorted(xs, grid, side="left"), np.searchsorted(xs, grid, side="right")
+    xs = np.sort(x)
+    return _utility_from_counts(np.searchsorted(xs, grid, side="left"),
+                                np.searchsorted(xs, grid, side="right"), len(x), q)
+
+
+def _utility_from_counts(below, upto, n, q) -> np.ndarray:
+    """The utilities from the integers #{x_i < b_j}, #{x_i <= b_j} and n alone (a Dask table's
+    counts, summed over its blocks, are these integers exactly: the same utilities)."""
+    t = q * n
     return -np.maximum(np.maximum(below - t, t - upto), 0.0)
 
 # %% ../nbs/09_bounds.ipynb #9e6e9fb9
@@ -113,8 +121,10 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
 
     Parameters
     ----------
-    x : array_like of shape (n,)
-        The private values, finite.
+    x : array_like, dask.array.Array or dask.dataframe.Series of shape (n,)
+        The private values, finite. A Dask collection (integer `n_grid` only) is read once, block
+        by block: per grid point the counts of values below and up to it, exact int64 sums, so
+        the release equals the in-memory one for the same seed, whatever the chunking.
     q : float
         The quantile, in [0, 1].
     epsilon : float
@@ -147,16 +157,84 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
     ValueError, TypeError
         If an argument is invalid; the message names it.
     """
-    x = check_array(x, "x", ndim=1)
+    x = x if _is_dask(x) else check_array(x, "x", ndim=1)
     sens, eps = quantile_sensitivity(q, relation), check_epsilon(epsilon)
     grid = _grid_or_bounds(bounds, n_grid)
     spend = _k_copies(PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation), size)
+    x = _dask_counts(x, [grid], n_grid) if _is_dask(x) else x  # the pass: before the charge
     _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     if n_grid is None:
         return Release(_gridless_draw(x, float(q), sens, eps, *grid, as_rng(rng), size), spend)
-    r = exponential_mechanism(quantile_utility(x, grid, float(q)), sens, eps, rng=rng, size=size,
+    r = exponential_mechanism(_utilities(x, grid, float(q)), sens, eps, rng=rng, size=size,
                               relation=relation)
     return Release(grid[r.value], spend)
+
+
+def _is_dask(x) -> bool:
+    "A Dask collection (array, series, frame)? Never imports dask."
+    return type(x).__module__.split(".")[0] == "dask"
+
+
+class _Counts(NamedTuple):
+    "A Dask table's grid counts (one exact pass): int64 arrays of shape (d, m) and the rows n."
+    below: np.ndarray
+    upto: np.ndarray
+    n: int
+
+    @property
+    def shape(self) -> tuple:
+        return (self.n, self.below.shape[0])
+
+    def column(self, k: int) -> "_Counts":
+        return _Counts(self.below[k:k + 1], self.upto[k:k + 1], self.n)
+
+
+def _utilities(x, grid, q) -> np.ndarray:
+    "`quantile_utility` of the data, or of a Dask table's `_Counts`: the same arithmetic."
+    if isinstance(x, _Counts):
+        return _utility_from_counts(x.below[0], x.upto[0], x.n, q)
+    return quantile_utility(x, grid, q)
+
+
+def _block_counts(block, grids) -> tuple:
+    "One block: per column, int64 counts below and up to each grid point; its rows; finite?"
+    a = np.asarray(block, dtype=float)
+    s = np.sort(a.reshape(len(a), -1), axis=0)
+    below, upto = (np.stack([np.searchsorted(s[:, k], g, side=side) for k, g in enumerate(grids)])
+                   .astype(np.int64) for side in ("left", "right"))
+    return below, upto, len(a), bool(np.isfinite(s).all())
+
+
+def _add_counts(parts) -> tuple:
+    "The blocks' counts added as int64 (exact: any order, any chunking)."
+    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts),
+            all(p[3] for p in parts))
+
+
+def _dask_counts(x, grids, n_grid, name: str = "x", ndim: int = 1) -> _Counts:
+    """The one pass over a Dask array, series or frame (one grid per column). It draws and
+    charges nothing: no grid (refused before reading), NaN, infinity or no rows cost nothing."""
+    if n_grid is None:
+        raise ValueError(f"n_grid=None (no grid) needs the sorted data in memory; a Dask {name} "
+                         "takes an integer n_grid")
+    if getattr(x, "ndim", None) != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got a Dask collection of "
+                         f"{getattr(x, 'ndim', '?')} dimension(s)")
+    dtypes = list(x.dtypes) if ndim == 2 and hasattr(x, "dtypes") else [x.dtype]
+    if not all(getattr(t, "kind", "O") in "fiub" for t in dtypes):
+        raise TypeError(f"{name} must hold real numbers (integer, float or bool columns)")
+    import dask
+    if ndim == 2 and not hasattr(x, "columns"):
+        x = x.rechunk({1: -1})                 # a block holds whole rows
+    blocks = x.to_delayed()
+    blocks = list(blocks.ravel()) if hasattr(blocks, "ravel") else list(blocks)
+    f = dask.delayed(_block_counts, pure=True)
+    below, upto, n, finite = dask.delayed(_add_counts)([f(b, grids) for b in blocks]).compute()
+    if not finite:
+        raise ValueError(f"{name} must contain only finite values (found NaN or inf)")
+    if n < 1:
+        raise ValueError(f"{name} must have at least 1 row")
+    return _Counts(below, upto, int(n))
 
 
 def _grid_or_bounds(bounds, n_grid) -> np.ndarray:
@@ -293,8 +371,8 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
 
     Parameters
     ----------
-    x : array_like of shape (n,)
-        The private values, finite.
+    x : array_like, dask.array.Array or dask.dataframe.Series of shape (n,)
+        The private values, finite (Dask: integer `n_grid` only, as in `private_quantile`).
     epsilon : float
         Privacy parameter of the pair, finite and > 0.
     bounds : pair of float
@@ -325,9 +403,10 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
     """
     qs = _check_quantiles(quantiles)
     eps, grid = check_epsilon(epsilon), _grid_or_bounds(bounds, n_grid)
-    x = check_array(x, "x", ndim=1)
+    x = x if _is_dask(x) or isinstance(x, _Counts) else check_array(x, "x", ndim=1)
     sens = [quantile_sensitivity(q, relation) for q in qs]
     g, spend = as_rng(rng), _k_copies(_range_spend(eps, qs, relation), size)
+    x = _dask_counts(x, [grid], n_grid) if _is_dask(x) else x  # the pass: before the charge
     _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     if n_grid is None:  # two continuous draws, ordered, made non-empty (post-processing)
         lo, hi = (_gridless_draw(x, q, s, eps / 2, *grid, g, size) for q, s in zip(qs, sens))
@@ -339,7 +418,7 @@ def private_range(x, epsilon: float, bounds, quantiles=(0.05, 0.95), n_grid: int
 
 def _range_indices(x, grid, qs, sens, eps_pair, g, size):
     "Two private quantile indices, then ordered and made distinct (post-processing)."
-    lo, hi = (exponential_mechanism(quantile_utility(x, grid, q), s, e, rng=g, size=size).value
+    lo, hi = (exponential_mechanism(_utilities(x, grid, q), s, e, rng=g, size=size).value
               for q, s, e in zip(qs, sens, eps_pair))
     lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
     same, top = lo == hi, len(grid) - 1
@@ -405,7 +484,8 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
     table's declaration, not its values. At `fit`, values outside `bounds` still count in the
     quantiles' ranks (not clipped, no warning); `transform` clips every column to `ranges_` and
     warns with a `dplit.core.ClippingWarning` (one bit for the curator, not a release, and no
-    count). There is no refused release.
+    count). There is no refused release. `fit` also takes a Dask array or frame (integer
+    `n_grid`): one exact pass of per-column grid counts, the release the same as in memory.
 
     Attributes
     ----------
@@ -445,6 +525,8 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
         return dict(epsilon=check_epsilon(self.epsilon), quantiles=_check_quantiles(self.quantiles))
 
     def _fit_data(self, params, X, y):
+        if _is_dask(X):  # one exact pass (every column's grid counts), nothing drawn or charged
+            return self._dask_counts(X), y
         check_real_data(X, "X")  # strings and complex refused before scikit-learn parses them
         kinds = _column_kinds(X, self.schema)  # public: names and dtypes, not values
         try:
@@ -455,6 +537,20 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
         # each column's kind (public: the schema and the dtypes, never the values)
         self.kinds_ = [kinds.get(k, "private") for k in range(X.shape[1])]
         return X, y
+
+    def _dask_counts(self, X) -> _Counts:
+        "The schema of a Dask X (public), then its counts: `_dask_counts` on every column's grid."
+        if getattr(X, "ndim", None) != 2:
+            raise ValueError(f"X must be 2-D, got {getattr(X, 'ndim', '?')} dimension(s)")
+        kinds, d = _column_kinds(X, self.schema), X.shape[1]
+        for a in ("feature_names_in_", "n_features_in_"):
+            self.__dict__.pop(a, None)
+        self.n_features_in_ = int(d)
+        if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
+        self.kinds_ = [kinds.get(k, "private") for k in range(d)]
+        grids = [_grid_or_bounds(b, self.n_grid) for b in self._column_bounds(d)]
+        return _dask_counts(X, grids, self.n_grid, "X", ndim=2)
 
     def _fit_plan(self, params, n_features: int) -> dict:
         cols = self._column_bounds(n_features)
@@ -469,8 +565,9 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
     def _fit_release(self, params, plan, X, y, rng) -> PrivacySpend:
         private = [k for k, kind in enumerate(self.kinds_) if kind == "private"]
         eps = params.epsilon / max(len(private), 1)
+        col = (lambda k: X.column(k)) if isinstance(X, _Counts) else (lambda k: X[:, k])
         self.ranges_ = np.array([
-            private_range(X[:, k], eps, plan.cols[k], params.quantiles, self.n_grid,
+            private_range(col(k), eps, plan.cols[k], params.quantiles, self.n_grid,
                           self.relation, rng=rng).value if kind == "private"
             else np.array(kind, float) for k, kind in enumerate(self.kinds_)])
         return plan.spend
@@ -481,23 +578,38 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
 
         Parameters
         ----------
-        X : array_like of shape (n, d)
-            Data, finite.
+        X : array_like, dask.array.Array or dask.dataframe.DataFrame of shape (n, d)
+            Data, finite. A Dask collection is mapped block by block (lazy), and the warning says
+            only that values outside `ranges_` are clipped when it is computed.
 
         Returns
         -------
-        numpy.ndarray of shape (n, d)
+        numpy.ndarray of shape (n, d), or the same Dask kind
             The clipped, scaled data.
         """
         check_is_fitted(self, "ranges_")
+        if _is_dask(X):
+            return self._dask_transform(X)
         check_real_data(X, "X")
         X = check_array(validate_data(self, X, dtype=float, reset=False), "X")
         lo, hi = self.ranges_[:, 0], self.ranges_[:, 1]
         clipped = int(((X < lo) | (X > hi)).sum())
         warn_clipped("PrivateClipScaler.transform",  # a ClippingWarning, counts for the curator
                      [("entries of X", clipped, X.size, "the private ranges ranges_")])
-        a, b = _feature_range(self.feature_range)
-        return a + (np.clip(X, lo, hi) - lo) / (hi - lo) * (b - a)
+        return _clip_scale(X, lo, hi, *_feature_range(self.feature_range))
+
+    def _dask_transform(self, X):
+        "`transform` mapped over the blocks of a Dask array or frame (lazy: nothing counted)."
+        width = len(X.columns) if hasattr(X, "columns") else X.shape[-1]
+        if getattr(X, "ndim", None) != 2 or width != self.n_features_in_:
+            raise ValueError(f"X must be 2-D with {self.n_features_in_} columns")
+        args = (self.ranges_[:, 0], self.ranges_[:, 1], *_feature_range(self.feature_range))
+        warnings.warn("PrivateClipScaler.transform (Dask, lazy): values outside the private "
+                      "ranges ranges_ are clipped to them when the result is computed (whether "
+                      "any is, is not computed).", ClippingWarning, stacklevel=4)
+        if not hasattr(X, "columns"):
+            return X.rechunk({1: -1}).map_blocks(_clip_scale, *args, dtype=float)
+        return X.map_partitions(_frame_clip_scale, *args, meta=_frame_clip_scale(X._meta, *args))
 
     def inverse_transform(self, X):
         """Map scaled data back to the original units (clipped values stay clipped).
@@ -522,6 +634,16 @@ class PrivateClipScaler(PrivateEstimatorMixin, OneToOneFeatureMixin, Transformer
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True  # every fit is a fresh private release
         return tags
+
+
+def _clip_scale(X, lo, hi, a, b):
+    "Clip every column to [lo, hi] and map it onto [a, b] (in memory and on every Dask block)."
+    return a + (np.clip(np.asarray(X, dtype=float), lo, hi) - lo) / (hi - lo) * (b - a)
+
+
+def _frame_clip_scale(part, lo, hi, a, b):
+    import pandas as pd
+    return pd.DataFrame(_clip_scale(part, lo, hi, a, b), index=part.index, columns=part.columns)
 
 
 def _feature_range(fr) -> tuple:
