@@ -161,11 +161,12 @@ def private_quantile(x, q: float, epsilon: float, bounds, n_grid: int | None = 1
     sens, eps = quantile_sensitivity(q, relation), check_epsilon(epsilon)
     grid = _grid_or_bounds(bounds, n_grid)
     spend = _k_copies(PrivacySpend(eps, 0.0, f"private quantile q={q:g}", relation), size)
+    g = as_rng(rng)  # a bad rng refused before the pass and the charge (as every argument)
     x = _dask_counts(x, [grid], n_grid) if _is_dask(x) else x  # the pass: before the charge
     _charge_release(accountant, spend, spend.mechanism)  # k draws: one line, k releases' spend
     if n_grid is None:
-        return Release(_gridless_draw(x, float(q), sens, eps, *grid, as_rng(rng), size), spend)
-    r = exponential_mechanism(_utilities(x, grid, float(q)), sens, eps, rng=rng, size=size,
+        return Release(_gridless_draw(x, float(q), sens, eps, *grid, g, size), spend)
+    r = exponential_mechanism(_utilities(x, grid, float(q)), sens, eps, rng=g, size=size,
                               relation=relation)
     return Release(grid[r.value], spend)
 
@@ -199,7 +200,7 @@ def _utilities(x, grid, q) -> np.ndarray:
 def _block_counts(block, grids) -> tuple:
     "One block: per column, int64 counts below and up to each grid point; its rows; finite?"
     a = np.asarray(block, dtype=float)
-    s = np.sort(a.reshape(len(a), -1), axis=0)
+    s = np.sort(a[:, None] if a.ndim == 1 else a, axis=0)  # an empty block: shape (0, d)
     below, upto = (np.stack([np.searchsorted(s[:, k], g, side=side) for k, g in enumerate(grids)])
                    .astype(np.int64) for side in ("left", "right"))
     return below, upto, len(a), bool(np.isfinite(s).all())

@@ -227,3 +227,83 @@ def test_pipeline_scaler_selector_adassp_on_a_dask_frame(monkeypatch):
         assert is_dask(pred)
         p = np.asarray(pred.compute())
     assert p.shape == (N,) and np.all(np.isfinite(p)) and len(pipe[1].selected_) == 2
+
+
+# ---- review rev38q: empty blocks, adversarial values, the same ledger, two more mutants ----
+def _adversarial():
+    "-0.0 and +0.0 (a grid point), every grid point itself, values far outside the bounds."
+    g = np.linspace(*BOUNDS, M)
+    return np.concatenate([[-0.0, 0.0, -0.0], g, g[::7], [-1e9, 1e9, -10.0, 10.0], g[:5] + 0.05])
+
+
+def _ledger_and_release(data, relation, seed):
+    acc = BudgetAccountant(10.0, relation=relation)
+    r = private_range(data, 1.0, BOUNDS, n_grid=M, relation=relation, accountant=acc, rng=seed)
+    return acc.ledger, r.value
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("relation", ["add/remove", "substitute"])
+def test_empty_partitions_adversarial_values_same_release_and_ledger(dtype, relation):
+    """A filtered series has empty partitions (whether one is empty depends on the data): the pass
+    must not fail on them. Values on grid points, -0.0, outside values, int and float32 columns:
+    the same int64 counts, so the same release and the same ledger lines as in memory (exact)."""
+    x = _adversarial().astype(dtype)
+    keep = np.ones(len(x), bool)
+    keep[:len(x) // 3] = False                          # the first partitions filtered out whole
+    s = dd.from_pandas(pd.Series(np.where(keep, x, np.nan).astype(float)), npartitions=5)
+    ser = s[s.notnull()].astype(dtype)
+    arr = da.from_array(x[keep], chunks=((0, 1, 0, int(keep.sum()) - 1, 0),))  # empty chunks
+    with dask.config.set(scheduler="sync"):
+        assert any(len(p) == 0 for p in dask.compute(*ser.to_delayed()))   # the case is real
+        for data in (ser, arr):
+            c = B._dask_counts(data, [np.linspace(*BOUNDS, M)], M)
+            xm, grid = x[keep].astype(float), np.linspace(*BOUNDS, M)
+            assert np.array_equal(c.below[0], (xm[:, None] < grid).sum(0))   # brute force
+            assert np.array_equal(c.upto[0], (xm[:, None] <= grid).sum(0)) and c.n == len(xm)
+            for seed in range(5):
+                led, rel = _ledger_and_release(data, relation, seed)
+                led_mem, rel_mem = _ledger_and_release(x[keep], relation, seed)
+                assert led == led_mem and np.array_equal(rel, rel_mem)   # grid points: exact
+
+
+def test_no_rows_refused_by_name_not_by_accident():
+    "An empty Dask input (all blocks empty) is refused with the row message, nothing else."
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="at least 1 row"):
+        private_quantile(da.from_array(np.arange(6.0), chunks=3)[:0], 0.5, 1.0, BOUNDS, M)
+
+
+_ORIG_BLOCK_COUNTS = B._block_counts
+
+
+def _swapped_sides(block, grids):
+    "Mutant 3: below/up-to swapped (side='right' for below): differs only on ties."
+    below, upto, n, fin = _ORIG_BLOCK_COUNTS(block, grids)
+    return upto, below, n, fin
+
+
+def _clipped_first(block, grids):
+    "Mutant 4: the block clipped to the bounds before counting (the in-memory utility does not)."
+    return _ORIG_BLOCK_COUNTS(np.clip(np.asarray(block, float), *BOUNDS), grids)
+
+
+@pytest.mark.parametrize("mutant", [_swapped_sides, _clipped_first])
+def test_side_and_clipping_mutants_are_caught(mutant, monkeypatch):
+    x = _adversarial()
+    grid = np.linspace(*BOUNDS, M)
+    xd = da.from_array(x, chunks=(40,))
+    monkeypatch.setattr(B, "_block_counts", mutant)
+    with dask.config.set(scheduler="sync"):
+        c = B._dask_counts(xd, [grid], M)
+    assert not (np.array_equal(c.below[0], (x[:, None] < grid).sum(0))
+                and np.array_equal(c.upto[0], (x[:, None] <= grid).sum(0)))
+
+
+@pytest.mark.parametrize("dask_input", [True, False])
+def test_bad_rng_refused_before_reading_and_charging(dask_input):
+    "An invalid rng is an argument: refused before the pass and the charge (0 ledger lines)."
+    acc = BudgetAccountant(10.0)
+    x = _unreadable() if dask_input else _x()
+    with dask.config.set(scheduler="sync"), pytest.raises(TypeError, match="rng"):
+        private_quantile(x, 0.5, 1.0, BOUNDS, M, accountant=acc, rng="not a generator")
+    assert acc.ledger == []
