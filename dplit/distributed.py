@@ -445,7 +445,9 @@ def _dask_blocks(X, y):
         try:  # one frame, so that X and y are cut into the same row blocks
             both = X.assign(__dplit_label__=y)
         except Exception as exc:  # noqa: BLE001 - dask's alignment errors vary by version
-            raise ValueError(f"X and y must be row-aligned (same partitions): {exc}") from None
+            # dask's text can quote divisions (index values, possibly private): its type only
+            raise ValueError("X and y must be row-aligned (same partitions); dask refused them: "
+                             f"{type(exc).__name__}") from None
     return "frame", list(both.to_delayed())
 
 

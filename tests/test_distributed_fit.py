@@ -471,3 +471,19 @@ def test_one_frame_pairs_only_a_frame_with_its_own_column(tmp_path):
         assert not fired & {"another frame, same column name", "y sorted", "X sorted", "y shuffled", "y filtered",
                             "y doubled", "y renamed from x0", "X includes y", "label is a feature",
                             "y repartitioned", "y of the other frame's rows"}
+
+
+def test_alignment_refusal_does_not_quote_dask_text(monkeypatch):
+    "dask's alignment error can quote divisions (index values): the refusal names its type only."
+    import dask.dataframe as dd
+    import pandas as pd
+    from dplit.distributed import _dask_blocks
+    secret = "777.125"                                   # stands for a private index value
+    X = dd.from_pandas(pd.DataFrame({"a": np.arange(8.0), "b": np.arange(8.0)}), npartitions=2)
+
+    def refuse(self, **kw):
+        raise ValueError(f"divisions differ: {secret}")
+    monkeypatch.setattr(type(X), "assign", refuse)
+    with pytest.raises(ValueError, match="row-aligned") as info:
+        _dask_blocks(X[["b"]], dd.from_pandas(pd.Series(np.arange(8.0)), npartitions=3))
+    assert secret not in str(info.value)
