@@ -23,7 +23,7 @@ from .verify import register_check
 # %% auto #0
 __all__ = ['X_SHARE', 'X_MIN_EPSILON', 'X_MIN_EPSILON_NO_N', 'X_SPREAD', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID',
            'X_N_GRID', 'X_FINE_SPREAD', 'X_FINE_GRID', 'CLS_X_SHARE', 'CLS_X_SPREAD', 'JAC_SHARE', 'COEF_PRIOR',
-           'LOGISTIC_NOISE', 'x_spread', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
+           'LOGISTIC_NOISE', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
 
 # %% ../nbs/19_head_to_head.ipynb #7a98b5ec
 def _substitute_addremove_epsilon(epsilon: float, delta: float) -> float:
@@ -146,7 +146,7 @@ N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
 N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
 X_N_GRID = 101        # the same for X's ranges
 X_FINE_SPREAD = None  # from this spread on, X's grid has X_FINE_GRID points (None: never)
-X_FINE_GRID = 1001
+X_FINE_GRID = 1001    # X's grid points from that spread on
 CLS_X_SHARE = 0.3     # share of epsilon for X's private ranges (classification, every epsilon)
 CLS_X_SPREAD = 0.0    # ... whatever the spread (the regression's test, not kept here)
 JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C ...
@@ -154,8 +154,9 @@ COEF_PRIOR = None     # ... or C from the bias/noise trade-off, a coefficient no
 LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever adds less noise
 
 
-def x_spread(n_samples: int, n_features: int, epsilon, x_share, q: float = RANGE_QUANTILE):
-    r"""The largest log-weight difference over the grid of one of X's private quantiles.
+def _quantile_spread(n_samples: int, n_features: int, epsilon, x_share,
+                     q: float = RANGE_QUANTILE) -> float:
+    r"""The largest log-weight difference s over the grid of one of X's private quantiles.
 
     Each of the $2d$ quantiles gets $\varepsilon' = $ `x_share` $\cdot\,\varepsilon/(2d)$; its
     utility $-|c_j - qn|$ lies in $[-\max(q, 1 - q)\,n, 0]$ and $\Delta_q = 1$ (substitution),
@@ -187,7 +188,7 @@ def recipe_rule(task: str, epsilon, n_features: int, n_samples=None) -> dict:
     dict
         x_share (of epsilon, to X's private ranges), x_min_epsilon (below it, X is scaled by the
         schema and x_share is not spent; x_min_epsilon_no_n in its place when n is not public),
-        x_spread (the same below that log-weight spread, `x_spread`) and
+        x_spread (the same below that log-weight spread, `_quantile_spread`) and
         x_fine_spread (from it on, X's grid has X_FINE_GRID points), quantiles (the released
         ranges), n_grid and x_n_grid (grids of y's and X's private quantiles; None: no grid), and
         y_share and n_rounds (regression) or jac_share, coef_prior and noise (classification:
@@ -215,7 +216,7 @@ def _for_n(rule: dict, epsilon, d: int, n) -> dict:
         r["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
     if n is None or r["x_share"] == 0:
         return r
-    s = x_spread(n, d, epsilon, r["x_share"], r["quantiles"][0])
+    s = _quantile_spread(n, d, epsilon, r["x_share"], r["quantiles"][0])
     if s < r["x_spread"]:
         r["x_share"] = 0.0  # within e^s of a uniform draw: the share goes to the model
     elif r["x_fine_spread"] is not None and s >= r["x_fine_spread"]:
@@ -402,12 +403,14 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
     r"""Private linear regression with nothing to guess: a schema, a private median, Boosted AdaSSP.
 
     $(\varepsilon, \delta)$-DP under `relation`. One fit: (1) X is clipped to the public `bounds`
-    (or to private ranges, when `recipe_rule` spends on them) and mapped to $[-1, 1]^d / \sqrt d$; (2) y's (q, 1 - q) quantiles and median are
+    (or to private ranges, when `recipe_rule` spends on them) and mapped to
+    $[-1, 1]^d / \sqrt d$; (2) y's (q, 1 - q) quantiles and median are
     released (`y_share` of $\varepsilon$, a third each, exponential mechanism on `y_bounds`' grid)
     and y is clipped to the range and mapped to $[-1, 1]$ with the median at 0; (3)
     `BoostedAdaSSPRegressor` (clip_x $= \sqrt 2$: no row is clipped; clip_r = 1) fits with the rest
     of $\varepsilon$ and all of $\delta$; predictions are clipped to $[-1, 1]$ and mapped back. The
-    choices come from `recipe_rule`; the steps compose by basic composition.
+    choices come from `recipe_rule` (with $n$ under substitution only: it is public there); the
+    steps compose by basic composition.
 
     Parameters
     ----------
@@ -934,7 +937,7 @@ _OFF = dict(x_spread=0.0, x_fine_spread=None)  # the candidates above: no choice
 for t, extra in (("regression", {}), ("classification", dict(coef_prior=None))):
     TUNING_GRID[t] = [c | _OFF | extra for c in TUNING_GRID[t]]
 # the fourth pass: choices on n (substitution), a derived C; each family around the third rule
-FINE = tuple(round(19 * math.log(10) / r) for r in (1, 0.5, 0.25))  # 44, 88, 175 (the prose)
+FINE = tuple(round(19 * math.log(10) / r) for r in (1, 0.5, 0.25))  # 44, 87, 175 (the prose)
 _REG = dict(y_share=0.25, n_rounds=5, x_share=0.1, x_n_grid=101, n_grid=101) | _OFF
 _CLS = dict(jac_share=0.1, x_share=0.3, noise="auto", x_n_grid=101, coef_prior=None) | _OFF
 TUNING_GRID["regression"] += [_REG | dict(x_min_epsilon=m, x_spread=c)

@@ -19,7 +19,8 @@ from dplit.accountant import BudgetAccountant, _same_spend, charged_fit
 from dplit.bounds import quantile_utility
 from dplit.logistic import logistic_calibration
 from dplit.recipes import (X_FINE_GRID, RecipeClassifier, RecipeRegressor, _SchemaScaler,
-                           logistic_choice, recipe_rule, x_spread)
+                           logistic_choice, recipe_rule)
+from dplit.recipes import _quantile_spread as x_spread
 
 from _rules_registry import DrawRecorder
 
