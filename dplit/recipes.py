@@ -273,7 +273,11 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
 
     def noise2(C, d):  # E||b||^2 of the release: k(k + 1) / rate^2 (pure) or k sigma^2
         cal = logistic_calibration(eps, d, C=C)
-        return k * (k + 1) / cal["rate"] ** 2 if d == 0 else k * cal["sigma"] ** 2
+        s = 2 / cal["rate"] if d == 0 else cal["sigma"]  # finite (checked by the calibration)
+        v = k * (k + 1) / 4 * s * s if d == 0 else k * s * s
+        if not math.isfinite(v):
+            raise ValueError("epsilon, delta, C: the calibration overflows")
+        return v
 
     def choose(d):  # C and the criterion the noise is chosen by
         if coef_prior is None:
