@@ -197,3 +197,17 @@ def test_coef_prior_c_minimises_the_criterion(eps, d, w0, dlt):
     assert crit(C) <= vals.min() * (1 + 1e-6)  # no grid point does better
     assert abs(math.log(C / cs[vals.argmin()])) <= 2 * (cs[1] / cs[0] - 1)  # within a step
     assert math.log1p(C / 4) <= eps / 2 * (1 + 1e-9)  # the Jacobian at most half
+
+
+def test_add_remove_uses_the_epsilon_threshold_not_n():
+    "Under add/remove n is not public: X's ranges from X_MIN_EPSILON_NO_N, whatever the rows."
+    from dplit.recipes import X_MIN_EPSILON_NO_N, X_SHARE, _check_rule
+    for eps in (0.5 * X_MIN_EPSILON_NO_N, X_MIN_EPSILON_NO_N):
+        spends = eps >= X_MIN_EPSILON_NO_N
+        assert _check_rule(None, "regression", eps, D, None)["x_share"] == X_SHARE * spends
+        X, _, y = _data(5000)  # a spread far above the threshold: ignored under add/remove
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = RecipeRegressor(bounds=(-2.0, 2.0), y_bounds=(-5.0, 5.0), epsilon=eps,
+                                  random_state=0).fit(X, y)
+        assert isinstance(est.x_scaler_, _SchemaScaler) is not spends
