@@ -21,7 +21,8 @@ from .core import (RELATIONS, PrivacySpend, as_rng, check_delta, check_epsilon, 
 from .verify import register_check
 
 # %% auto #0
-__all__ = ['X_SHARE', 'X_MIN_EPSILON', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID', 'X_N_GRID', 'CLS_X_SHARE', 'JAC_SHARE',
+__all__ = ['X_SHARE', 'X_MIN_EPSILON', 'X_MIN_EPSILON_NO_N', 'X_SPREAD', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID',
+           'X_N_GRID', 'X_FINE_SPREAD', 'X_FINE_GRID', 'CLS_X_SHARE', 'CLS_X_SPREAD', 'JAC_SHARE', 'COEF_PRIOR',
            'LOGISTIC_NOISE', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
 
 # %% ../nbs/19_head_to_head.ipynb #7a98b5ec
@@ -136,19 +137,38 @@ def verify_substitute_gdp(full: bool = False, rng=None) -> dict:
 # %% ../nbs/19_head_to_head.ipynb #c85a7e18
 # The rule, chosen on the tuning tables only (see the chapter's tuning output)
 X_SHARE = 0.1         # share of epsilon for X's private 5%/95% ranges (regression) ...
-X_MIN_EPSILON = 1.0   # ... when epsilon >= this; below, X is scaled by the schema alone
+X_MIN_EPSILON = 0.0   # ... when epsilon >= this; below, X is scaled by the schema alone ...
+X_MIN_EPSILON_NO_N = 1.0  # ... or this one when n is not public (add/remove: no spread test)
+X_SPREAD = 4.0        # ... and (n public) a quantile's log-weight spread s is >= this
 Y_SHARE = 0.25        # share of epsilon for y's private 5%/50%/95% quantiles (regression)
 RANGE_QUANTILE = 0.05  # X and y are clipped to their private (q, 1 - q) quantile ranges
 N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
 N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
 X_N_GRID = 101        # the same for X's ranges
+X_FINE_SPREAD = None  # from this spread on, X's grid has X_FINE_GRID points (None: never)
+X_FINE_GRID = 1001    # X's grid points from that spread on
 CLS_X_SHARE = 0.3     # share of epsilon for X's private ranges (classification, every epsilon)
-JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C
+CLS_X_SPREAD = 0.0    # ... whatever the spread (the regression's test, not kept here)
+JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C ...
+COEF_PRIOR = None     # ... or C from the bias/noise trade-off, a coefficient norm of this * sqrt(k)
 LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever adds less noise
 
 
-def recipe_rule(task: str, epsilon, n_features: int) -> dict:
-    """The recipe's choices from public quantities only (epsilon and the number of columns).
+def _quantile_spread(n_samples: int, n_features: int, epsilon, x_share,
+                     q: float = RANGE_QUANTILE) -> float:
+    r"""The largest log-weight difference s over the grid of one of X's private quantiles.
+
+    Each of the $2d$ quantiles gets $\varepsilon' = $ `x_share` $\cdot\,\varepsilon/(2d)$; its
+    utility $-|c_j - qn|$ lies in $[-\max(q, 1 - q)\,n, 0]$ and $\Delta_q = 1$ (substitution),
+    so the weights $e^{\varepsilon' u/2}$ differ by at most $s = \varepsilon' \max(q, 1-q)\,n/2$
+    in log: the draw is within a factor $e^{s}$ of the uniform draw on the grid.
+    """
+    return x_share * epsilon / (2 * n_features) * max(q, 1 - q) * n_samples / 2
+
+
+def recipe_rule(task: str, epsilon, n_features: int, n_samples=None) -> dict:
+    """The recipe's choices from public quantities only (epsilon, the number of columns and,
+    under substitution, the number of rows).
 
     Parameters
     ----------
@@ -158,36 +178,61 @@ def recipe_rule(task: str, epsilon, n_features: int) -> dict:
         The budget of one fit.
     n_features : int
         Number of columns (public: the schema).
+    n_samples : int or None, default None
+        Number of rows, public under substitution only. None: the rule's parameters as they are;
+        an int: the choices for that n (X's share set to 0 below `x_min_epsilon` or when the
+        spread `x_spread` is below the threshold, and X's grid for that spread).
 
     Returns
     -------
     dict
-        x_share (of epsilon, to X's private ranges) and x_min_epsilon (below it, X is scaled by
-        the schema and x_share is not spent), quantiles (the released ranges), n_grid and
-        x_n_grid (grids of y's and X's private quantiles; None: no grid), and y_share and n_rounds
-        (regression) or jac_share and noise (classification: `logistic_choice` turns them into C
-        and the noise).
+        x_share (of epsilon, to X's private ranges), x_min_epsilon (below it, X is scaled by the
+        schema and x_share is not spent; x_min_epsilon_no_n in its place when n is not public),
+        x_spread (the same below that log-weight spread, `_quantile_spread`) and
+        x_fine_spread (from it on, X's grid has X_FINE_GRID points), quantiles (the released
+        ranges), n_grid and x_n_grid (grids of y's and X's private quantiles; None: no grid), and
+        y_share and n_rounds (regression) or jac_share, coef_prior and noise (classification:
+        `logistic_choice` turns them into C and the noise).
     """
     check_epsilon(epsilon), check_int(n_features, "n_features", low=1)
     if task not in ("regression", "classification"):
         raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
-    rule = dict(quantiles=(RANGE_QUANTILE, 1 - RANGE_QUANTILE), n_grid=N_GRID, x_n_grid=X_N_GRID)
+    rule = dict(quantiles=(RANGE_QUANTILE, 1 - RANGE_QUANTILE), n_grid=N_GRID, x_n_grid=X_N_GRID,
+                x_fine_spread=X_FINE_SPREAD)
     if task == "regression":
-        rule.update(x_share=X_SHARE, x_min_epsilon=X_MIN_EPSILON, n_rounds=N_ROUNDS,
-                    y_share=Y_SHARE)
+        rule.update(x_share=X_SHARE, x_min_epsilon=X_MIN_EPSILON, x_spread=X_SPREAD,
+                    x_min_epsilon_no_n=X_MIN_EPSILON_NO_N, n_rounds=N_ROUNDS, y_share=Y_SHARE)
     else:
-        rule.update(x_share=CLS_X_SHARE, x_min_epsilon=0.0, jac_share=JAC_SHARE,
+        rule.update(x_share=CLS_X_SHARE, x_min_epsilon=0.0, x_spread=CLS_X_SPREAD,
+                    x_min_epsilon_no_n=0.0, jac_share=JAC_SHARE, coef_prior=COEF_PRIOR,
                     noise=LOGISTIC_NOISE)
-    return rule
+    return rule if n_samples is None else _for_n(rule, epsilon, n_features, n_samples)
+
+
+def _for_n(rule: dict, epsilon, d: int, n) -> dict:
+    "The rule's choices at (epsilon, d, n): X's share and grid (n None: no test on n)."
+    r, n = dict(rule), None if n is None else check_int(n, "n_samples", low=2)
+    if epsilon < r["x_min_epsilon" if n is not None else "x_min_epsilon_no_n"]:
+        r["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
+    if n is None or r["x_share"] == 0:
+        return r
+    s = _quantile_spread(n, d, epsilon, r["x_share"], r["quantiles"][0])
+    if s < r["x_spread"]:
+        r["x_share"] = 0.0  # within e^s of a uniform draw: the share goes to the model
+    elif r["x_fine_spread"] is not None and s >= r["x_fine_spread"]:
+        r["x_n_grid"] = X_FINE_GRID
+    return r
 
 
 def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHARE,
-                    noise: str = LOGISTIC_NOISE) -> dict:
+                    noise: str = LOGISTIC_NOISE, coef_prior=COEF_PRIOR) -> dict:
     r"""C and the noise of `DPLogisticRegression` from public quantities.
 
     C is set so that the Jacobian term of objective perturbation takes the share `jac_share` of
     $\varepsilon$: $\log(1 + C/4) = $ `jac_share` $\cdot\varepsilon$ (pure or Gaussian noise, the
-    same C). With `noise="auto"`, the pure
+    same C); or, with `coef_prior` $= w_0$, C minimises the ridge's bias plus the noise,
+    $w_0^2 k / C^2 + E\|b\|^2$ (a coefficient norm of $w_0\sqrt k$; the Jacobian at most half of
+    $\varepsilon$), for each noise. With `noise="auto"`, the pure
     release ($\delta = 0$) is used when its noise has the smaller expected squared norm in
     $k = d + 1$ dimensions (intercept included): $k(k+1)/\beta^2$ (a norm of law
     Gamma$(k, 1/\beta)$) against $k\sigma^2$.
@@ -204,6 +249,8 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
         Share of epsilon for the Jacobian term, in (0, 1/2].
     noise : {'auto', 'pure', 'gauss'}, default LOGISTIC_NOISE
         The release, or 'auto' for the smaller expected noise.
+    coef_prior : float or None, default COEF_PRIOR
+        None: C from `jac_share`; a number $w_0 > 0$: C from the bias/noise trade-off.
 
     Returns
     -------
@@ -219,17 +266,35 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
         raise ValueError(f"noise must be 'auto', 'pure' or 'gauss', got {noise!r}")
     if noise == "gauss" and dlt == 0:
         raise ValueError("noise='gauss' needs delta > 0")
+    if coef_prior is not None and (isinstance(coef_prior, bool) or not isinstance(
+            coef_prior, numbers.Real) or not 0 < coef_prior < math.inf):
+        raise ValueError(f"coef_prior must be None or a positive finite number, got {coef_prior!r}")
     k = check_int(n_features, "n_features", low=1) + 1
-    C = 4 * math.expm1(jac_share * eps)  # log(1 + C / 4) = jac_share * eps, both noises
-    pure = dict(C=C, delta=0.0)
+
+    def noise2(C, d):  # E||b||^2 of the release: k(k + 1) / rate^2 (pure) or k sigma^2
+        cal = logistic_calibration(eps, d, C=C)
+        s = 2 / cal["rate"] if d == 0 else cal["sigma"]  # finite (checked by the calibration)
+        v = k * (k + 1) / 4 * s * s if d == 0 else k * s * s
+        if not math.isfinite(v):
+            raise ValueError("epsilon, delta, C: the calibration overflows")
+        return v
+
+    def choose(d):  # C and the criterion the noise is chosen by
+        if coef_prior is None:
+            C = 4 * math.expm1(jac_share * eps)  # log(1 + C / 4) = jac_share * eps
+            return dict(C=C, delta=d), noise2(C, d)
+        f = lambda t: coef_prior ** 2 * k / math.exp(2 * t) + noise2(math.exp(t), d)
+        hi = math.log(4 * math.expm1(eps / 2))  # the Jacobian at most eps / 2
+        t = optimize.minimize_scalar(f, bounds=(hi - 30, hi), method="bounded",
+                                     options=dict(xatol=1e-6)).x
+        return dict(C=math.exp(t), delta=d), f(t)
+
     if noise == "pure" or dlt == 0:
-        return pure
-    gauss = dict(C=C, delta=dlt)
+        return choose(0.0)[0]
     if noise == "gauss":
-        return gauss
-    rate = logistic_calibration(eps, 0.0, C=pure["C"])["rate"]
-    sigma = logistic_calibration(eps, dlt, C=gauss["C"])["sigma"]
-    return pure if k * (k + 1) / rate ** 2 <= k * sigma ** 2 else gauss
+        return choose(dlt)[0]
+    (pure, a), (gauss, b) = choose(0.0), choose(dlt)
+    return pure if a <= b else gauss
 
 
 # %% ../nbs/19_head_to_head.ipynb #c7548d88
@@ -250,25 +315,30 @@ def verify_median_r2(full: bool = False, rng=None) -> dict:
                 passed=worst_med >= -1 - 1e-12 and worst_mid < -1)
 
 # %% ../nbs/19_head_to_head.ipynb #0192ed4d
-def _check_rule(rule, task, epsilon, d) -> dict:
+def _check_rule(rule, task, epsilon, d, n=None) -> dict:
+    "The rule with its overrides, validated, and its choices at (epsilon, d, n)."
     base = recipe_rule(task, epsilon, d)
     if rule is not None:
         if not isinstance(rule, dict) or not set(rule) <= set(base):
             raise ValueError(f"rule must be None or a dict with keys among {sorted(base)}, "
                              f"got {rule!r}")
         base.update(rule)
-    for k, top in (("x_share", 1), ("y_share", 1), ("x_min_epsilon", math.inf)):
+    for k, top in (("x_share", 1), ("y_share", 1), ("x_min_epsilon", math.inf),
+                   ("x_min_epsilon_no_n", math.inf)):
         s = base.get(k, 0.0)
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < top:
             raise ValueError(f"rule[{k!r}] must be in [0, {top}), got {s!r}")
     for k in ("n_grid", "x_n_grid"):  # None: no grid, the continuous private quantile
         if base[k] is not None:
             check_int(base[k], f"rule[{k!r}]", low=2)
-    if epsilon < base["x_min_epsilon"]:
-        base["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
+    for k in ("x_spread", "x_fine_spread"):  # x_fine_spread None: never the finer grid
+        s = base[k]
+        if (s is not None or k == "x_spread") and (isinstance(s, bool) or not isinstance(
+                s, (int, float)) or not 0 <= s < math.inf):
+            raise ValueError(f"rule[{k!r}] must be a finite number >= 0, got {s!r}")
     if base["x_share"] + base.get("y_share", 0.0) >= 1:
         raise ValueError("rule: the range shares must leave a positive share to the model")
-    return base
+    return _for_n(base, epsilon, d, n)
 
 
 def _seeds(g, k: int) -> list:
@@ -281,17 +351,23 @@ class _RecipeBase(BaseEstimator):
 
     _task = ""
 
-    def _plan(self, d: int) -> dict:
-        "Every public choice and the spend of one fit on d columns; no draw."
+    def _plan(self, d: int, n=None) -> dict:
+        """Every public choice and the spend of one fit on d columns and n rows; no draw. n is
+        used under substitution only (public there); under add/remove the rule does without."""
         eps = check_epsilon(self.epsilon)
         dlt = check_delta(self.delta, positive=self._task == "regression")
         rel = self.relation
         if rel not in self._relations:
             raise ValueError(f"relation must be one of {self._relations}, got {rel!r}")
-        rule = _check_rule(self.rule, self._task, eps, d)
-        eps_b = (rule["x_share"] + rule.get("y_share", 0.0)) * eps
-        return dict(eps=eps, delta=dlt, relation=rel, rule=rule, eps_b=eps_b,
-                    eps_m=eps - eps_b)
+        if n is not None:
+            check_int(n, "n_samples", low=2)
+        plan = {}
+        for key, m in (("free", None), ("", n if rel == "substitute" else None)):
+            rule = _check_rule(self.rule, self._task, eps, d, m)
+            eps_b = (rule["x_share"] + rule.get("y_share", 0.0)) * eps
+            plan[key] = dict(eps=eps, delta=dlt, relation=rel, rule=rule, eps_b=eps_b,
+                             eps_m=eps - eps_b)
+        return plan[""] | dict(eps_m_free=plan["free"]["eps_m"])  # free: the plan without n
 
     def _check_bounds(self, bounds, d: int, name: str) -> list:
         if bounds is None:
@@ -331,12 +407,14 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
     r"""Private linear regression with nothing to guess: a schema, a private median, Boosted AdaSSP.
 
     $(\varepsilon, \delta)$-DP under `relation`. One fit: (1) X is clipped to the public `bounds`
-    and mapped to $[-1, 1]^d / \sqrt d$ (no spend); (2) y's (q, 1 - q) quantiles and median are
+    (or to private ranges, when `recipe_rule` spends on them) and mapped to
+    $[-1, 1]^d / \sqrt d$; (2) y's (q, 1 - q) quantiles and median are
     released (`y_share` of $\varepsilon$, a third each, exponential mechanism on `y_bounds`' grid)
     and y is clipped to the range and mapped to $[-1, 1]$ with the median at 0; (3)
     `BoostedAdaSSPRegressor` (clip_x $= \sqrt 2$: no row is clipped; clip_r = 1) fits with the rest
     of $\varepsilon$ and all of $\delta$; predictions are clipped to $[-1, 1]$ and mapped back. The
-    choices come from `recipe_rule`; the steps compose by basic composition.
+    choices come from `recipe_rule` (with $n$ under substitution only: it is public there); the
+    steps compose by basic composition.
 
     Parameters
     ----------
@@ -387,27 +465,30 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
         self.relation, self.rule, self.random_state = relation, rule, random_state
         self.accountant = accountant
 
-    def _parts(self, d: int) -> tuple:
-        p = self._plan(d)
+    def _parts(self, d: int, n: int) -> tuple:
+        p = self._plan(d, n)
         eps_m = p["eps_m"]
         if p["relation"] == "substitute":
             eps_m = _substitute_addremove_epsilon(eps_m, p["delta"])
         return p, eps_m
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
+    def expected_spend(self, n_features: int, n_samples=None) -> PrivacySpend:
         r"""What one fit on `n_features` columns spends (known before fitting).
 
         Parameters
         ----------
         n_features : int
             Number of columns.
+        n_samples : int or None, default None
+            Number of rows (under substitution, where the rule uses it, the parts of the spend
+            depend on it; the total does not).
 
         Returns
         -------
         PrivacySpend
             The ranges' pure spend composed with the regression's $(\varepsilon, \delta)$.
         """
-        p = self._plan(check_int(n_features, "n_features", low=1))
+        p = self._plan(check_int(n_features, "n_features", low=1), n_samples)
         parts = [PrivacySpend(p["eps_b"], 0.0, "private ranges", p["relation"]),
                  PrivacySpend(p["eps_m"], p["delta"], "Boosted AdaSSP", p["relation"])]
         return compose(parts, mechanism="RecipeRegressor")
@@ -418,8 +499,8 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
         from dplit.boosted_adassp import BoostedAdaSSPRegressor
         g = check_random_state(self.random_state)
         X, y = self._xy(X, y, y_numeric=True)
-        d = X.shape[1]
-        p, eps_m = self._parts(d)
+        n, d = X.shape
+        p, eps_m = self._parts(d, n)
         xb = self._check_bounds(self.bounds, d, "bounds")
         yb = self._check_bounds(self.y_bounds, 1, "y_bounds")
         r, rel = p["rule"], p["relation"]
@@ -428,8 +509,8 @@ class RecipeRegressor(RegressorMixin, _RecipeBase):
         ys = _MedianScaler(r["y_share"] * p["eps"], yb, **kw)
         reg = BoostedAdaSSPRegressor(epsilon=eps_m, delta=p["delta"], n_rounds=r["n_rounds"],
                                      clip_x=math.sqrt(2.0), clip_r=1.0)
-        spend = self.expected_spend(d)
-        _charge_before_draw(self, d)  # every check done: charge, then draw
+        spend = self.expected_spend(d, n)
+        _charge_before_draw(self, d, spend)  # every check done: charge, then draw
         s = _seeds(g, 3)
         xs.set_params(random_state=s[0]).fit(X)
         ys.set_params(random_state=s[1]).fit(y[:, None])
@@ -460,7 +541,8 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
     perturbation; $(\varepsilon, \delta)$-DP under substitution of one row ($n$ public).
 
     One fit: each column's 5% and 95% quantiles are released inside the public `bounds`
-    (`x_share` of $\varepsilon$, `PrivateClipScaler`), X is clipped to them (announced by a
+    (`x_share` of $\varepsilon$, `PrivateClipScaler`, unless `recipe_rule` gives X's share to
+    the model at this n), X is clipped to them (announced by a
     `ClippingWarning`) and mapped to $[-1, 1]^d$, then `DPLogisticRegression` (objective
     perturbation, `data_norm` $= \sqrt d$, so no row is shrunk) fits with the rest of
     $\varepsilon$ and, if it uses Gaussian noise, $\delta$; its C and its noise come from
@@ -513,20 +595,23 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
         self.rule, self.classes, self.random_state = rule, classes, random_state
         self.accountant = accountant
 
-    def expected_spend(self, n_features: int) -> PrivacySpend:
+    def expected_spend(self, n_features: int, n_samples=None) -> PrivacySpend:
         r"""What one fit on `n_features` columns spends (known before fitting).
 
         Parameters
         ----------
         n_features : int
             Number of columns.
+        n_samples : int or None, default None
+            Number of rows (public under substitution): the parts of the spend depend on it
+            through the rule; its total does not (the noise is chosen without it).
 
         Returns
         -------
         PrivacySpend
             The ranges' pure spend composed with the logistic regression's.
         """
-        p = self._plan(check_int(n_features, "n_features", low=1))
+        p = self._plan(check_int(n_features, "n_features", low=1), n_samples)
         m = self._model(p, n_features)
         parts = [PrivacySpend(p["eps_b"], 0.0, "private ranges", "substitute"),
                  PrivacySpend(p["eps_m"], m["delta"], "DPLogisticRegression", "substitute")]
@@ -540,8 +625,8 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
         if np.asarray(y).dtype.kind in "fc" and not np.all(np.isfinite(np.asarray(y))):
             raise ValueError("y must hold finite class labels")
         X, y = self._xy_cls(X, y)
-        d = X.shape[1]
-        p = self._plan(d)
+        n, d = X.shape
+        p = self._plan(d, n)
         xb = self._check_bounds(self.bounds, d, "bounds")
         r = p["rule"]
         xs = _ranges(p["eps_b"], xb, dict(quantiles=r["quantiles"], n_grid=r["x_n_grid"],
@@ -550,8 +635,8 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
         clf = DPLogisticRegression(epsilon=p["eps_m"], delta=m["delta"], C=m["C"],
                                    data_norm=math.sqrt(d), classes=self.classes)
         clf._labels(X, y)  # the labels validated before any draw
-        spend = self.expected_spend(d)
-        _charge_before_draw(self, d)  # every check done: charge, then draw
+        spend = self.expected_spend(d, n)
+        _charge_before_draw(self, d, spend)  # every check done: charge, then draw
         s = _seeds(g, 2)
         xs.set_params(random_state=s[0]).fit(X)
         with warnings.catch_warnings():
@@ -566,9 +651,13 @@ class RecipeClassifier(ClassifierMixin, _RecipeBase):
 
     @staticmethod
     def _model(p, d: int) -> dict:
-        "C and delta of the logistic regression (public: the rule, epsilon, delta, d)."
+        """C and delta of the logistic regression (public: the rule, epsilon, delta, d, n). The
+        noise is chosen at the model's epsilon without n, so the fit's delta never depends on n."""
         r = p["rule"]
-        return logistic_choice(p["eps_m"], p["delta"], d, r["jac_share"], r["noise"])
+        free = logistic_choice(p["eps_m_free"], p["delta"], d, r["jac_share"], r["noise"],
+                               r["coef_prior"])
+        return logistic_choice(p["eps_m"], free["delta"], d, r["jac_share"],
+                               "pure" if free["delta"] == 0 else "gauss", r["coef_prior"])
 
     def _xy_cls(self, X, y):
         check_real_data(X)
@@ -848,6 +937,31 @@ TUNING_GRID["regression"] += [dict(y_share=b, n_rounds=5, x_share=x, x_min_epsil
                               if x > 0 or yg is None]
 TUNING_GRID["classification"] += [dict(jac_share=f, x_share=x, noise="auto", x_n_grid=None)
                                   for f in (0.05, 0.1, 0.2, 0.3) for x in (0.1, 0.2, 0.3)]
+_OFF = dict(x_spread=0.0, x_fine_spread=None)  # the candidates above: no choice on n
+for t, extra in (("regression", {}), ("classification", dict(coef_prior=None))):
+    TUNING_GRID[t] = [c | _OFF | extra for c in TUNING_GRID[t]]
+# the fourth pass: choices on n (substitution), a derived C; each family around the third rule
+FINE = tuple(round(19 * math.log(10) / r) for r in (1, 0.5, 0.25))  # 44, 87, 175 (the prose)
+_REG = dict(y_share=0.25, n_rounds=5, x_share=0.1, x_n_grid=101, n_grid=101) | _OFF
+_CLS = dict(jac_share=0.1, x_share=0.3, noise="auto", x_n_grid=101, coef_prior=None) | _OFF
+TUNING_GRID["regression"] += [_REG | dict(x_min_epsilon=m, x_spread=c)
+                              for m in (0.0, 1.0) for c in (0.5, 1.0, 2.0, 4.0)]
+TUNING_GRID["regression"] += [_REG | dict(x_min_epsilon=1.0, x_fine_spread=t) for t in FINE]
+TUNING_GRID["classification"] += ([_CLS | dict(x_spread=c) for c in (0.5, 1.0, 2.0, 4.0)]
+                                  + [_CLS | dict(coef_prior=w) for w in (1.0, 2.0, 4.0)]
+                                  + [_CLS | dict(x_fine_spread=t) for t in FINE])
+
+
+def _family(c: dict) -> tuple:
+    "A fourth-pass candidate's family and parameter; ('', nan) for the others."
+    if c.get("x_spread", 0) > 0:
+        m = f", ε ≥ {c['x_min_epsilon']:g}" if c.get("x_min_epsilon", 0) > 0 else ""
+        return f"(a) X if s ≥ c{m}", c["x_spread"]
+    if c.get("coef_prior") is not None:
+        return "(b) C by w0", c["coef_prior"]
+    if c.get("x_fine_spread") is not None:
+        return f"(c) grid {X_FINE_GRID} if s ≥ t", c["x_fine_spread"]
+    return "", math.nan
 
 
 def _grid_label(n_grid) -> str:
@@ -863,9 +977,12 @@ def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
     out = []
     for rule in TUNING_GRID[task]:
         rows = run_recipes(names, epsilons, splits, rule=rule, data=data)
-        row = {k: v for k, v in rule.items() if k not in ("x_n_grid", "n_grid")}
+        row = {k: v for k, v in rule.items() if k not in (
+            "x_n_grid", "n_grid", "x_spread", "x_fine_spread", "coef_prior")}
         full = recipe_rule(task, 1.0, 1) | rule  # the grids a candidate does not name: the rule's
-        row["X grid"] = _grid_label(full["x_n_grid"])
+        row["family"], row["param"] = _family(rule)
+        row["X grid"] = _grid_label(full["x_n_grid"]) + (
+            "" if full["x_fine_spread"] is None else f"/{X_FINE_GRID}")
         if task == "regression":
             row["y grid"] = _grid_label(full["n_grid"])
         for n in names:

@@ -94,8 +94,9 @@ def test_regressor_spend_within_budget_and_where_it_goes(eps, dlt, relation):
     # rounding of one float addition
     assert s.relation == relation and s.delta <= dlt and s.epsilon <= eps * (1 + 1e-12)
     assert acc.spent.epsilon <= eps * (1 + 1e-12)
-    rule = recipe_rule("regression", eps, 4)
-    share = rule["y_share"] + (rule["x_share"] if eps >= rule["x_min_epsilon"] else 0.0)
+    n = len(y) if relation == "substitute" else None  # n is public under substitution only
+    rule = recipe_rule("regression", eps, 4, n)  # with n: X's share already resolved
+    share = rule["y_share"] + (rule["x_share"] if n or eps >= rule["x_min_epsilon_no_n"] else 0.0)
     eps_model = eps - share * eps
     reg = m.regressor_.spend_  # the inner Boosted AdaSSP's own (add/remove) record
     assert reg.relation == "add/remove" and reg.delta == dlt
