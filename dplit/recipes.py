@@ -156,7 +156,7 @@ LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever ad
 
 def _quantile_spread(n_samples: int, n_features: int, epsilon, x_share,
                      q: float = RANGE_QUANTILE) -> float:
-    r"""The largest log-weight difference s over the grid of one of X's private quantiles.
+    r"""The largest log-weight difference s over the grid of X's private quantile at level q.
 
     Each of the $2d$ quantiles gets $\varepsilon' = $ `x_share` $\cdot\,\varepsilon/(2d)$; its
     utility $-|c_j - qn|$ lies in $[-\max(q, 1 - q)\,n, 0]$ and $\Delta_q = 1$ (substitution),
@@ -216,7 +216,8 @@ def _for_n(rule: dict, epsilon, d: int, n) -> dict:
         r["x_share"] = 0.0  # below the threshold, X is scaled by the schema alone
     if n is None or r["x_share"] == 0:
         return r
-    s = _quantile_spread(n, d, epsilon, r["x_share"], r["quantiles"][0])
+    q = max(r["quantiles"], key=lambda v: max(v, 1 - v))  # the wider of the two spreads
+    s = _quantile_spread(n, d, epsilon, r["x_share"], q)
     if s < r["x_spread"]:
         r["x_share"] = 0.0  # within e^s of a uniform draw: the share goes to the model
     elif r["x_fine_spread"] is not None and s >= r["x_fine_spread"]:
@@ -328,6 +329,10 @@ def _check_rule(rule, task, epsilon, d, n=None) -> dict:
         s = base.get(k, 0.0)
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < top:
             raise ValueError(f"rule[{k!r}] must be in [0, {top}), got {s!r}")
+    from dplit.bounds import _check_quantiles
+    base["quantiles"] = _check_quantiles(base["quantiles"])  # before the charge (and s uses it)
+    if "n_rounds" in base:
+        check_int(base["n_rounds"], "rule['n_rounds']", low=1)
     for k in ("n_grid", "x_n_grid"):  # None: no grid, the continuous private quantile
         if base[k] is not None:
             check_int(base[k], f"rule[{k!r}]", low=2)
