@@ -116,7 +116,8 @@ def test_regressor_spread_threshold_only_under_substitution(ranges_eps):
 def test_fine_grid_from_its_threshold(task):
     share = recipe_rule(task, EPS, D)["x_share"]
     t = x_spread(400, D, EPS, share)  # exactly the spread at n = 400
-    for m, grid in ((399, 101), (400, X_FINE_GRID), (401, X_FINE_GRID)):
+    base = recipe_rule(task, EPS, D)["x_n_grid"]  # the task's own grid (None: no grid)
+    for m, grid in ((399, base), (400, X_FINE_GRID), (401, X_FINE_GRID)):
         r = recipe_rule(task, EPS, D) | dict(x_fine_spread=t, x_min_epsilon=0.0, x_spread=0.0)
         from dplit.recipes import _check_rule
         assert _check_rule(r, task, EPS, D, m)["x_n_grid"] == grid, (m, grid)
