@@ -205,8 +205,8 @@ def recipe_rule(task: str, epsilon, n_features: int, n_samples=None) -> dict:
                     x_min_epsilon_no_n=X_MIN_EPSILON_NO_N, n_rounds=N_ROUNDS, y_share=Y_SHARE)
     else:
         rule.update(x_share=CLS_X_SHARE, x_n_grid=CLS_X_N_GRID, x_min_epsilon=0.0,
-                    x_spread=CLS_X_SPREAD,
-                    x_min_epsilon_no_n=0.0, jac_share=JAC_SHARE, coef_prior=COEF_PRIOR,
+                    x_spread=CLS_X_SPREAD, x_min_epsilon_no_n=0.0, jac_share=JAC_SHARE,
+                    coef_prior=COEF_PRIOR,
                     noise=LOGISTIC_NOISE)
     return rule if n_samples is None else _for_n(rule, epsilon, n_features, n_samples)
 

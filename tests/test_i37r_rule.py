@@ -172,8 +172,8 @@ def test_delta_never_depends_on_n():
     acc = BudgetAccountant(100.0, 1e-3, relation="substitute", tight=False)
     for n in (n_low, 4 * n_low):
         X, lab, _ = _data(n, d)
-        est = RecipeClassifier(bounds=(-2.0, 2.0), epsilon=eps, rule=dict(x_spread=4.0),
-                               random_state=0)
+        est = RecipeClassifier(bounds=(-2.0, 2.0), epsilon=eps, random_state=0,
+                               rule=dict(x_spread=4.0, x_share=SHARE))  # SHARE: _flip's
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             charged_fit(acc, est, X, lab)  # raises if spend_ differs from the plan without n
