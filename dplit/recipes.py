@@ -22,8 +22,8 @@ from .verify import register_check
 
 # %% auto #0
 __all__ = ['X_SHARE', 'X_MIN_EPSILON', 'X_MIN_EPSILON_NO_N', 'X_SPREAD', 'Y_SHARE', 'RANGE_QUANTILE', 'N_ROUNDS', 'N_GRID',
-           'X_N_GRID', 'X_FINE_SPREAD', 'X_FINE_GRID', 'CLS_X_SHARE', 'CLS_X_SPREAD', 'JAC_SHARE', 'COEF_PRIOR',
-           'LOGISTIC_NOISE', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
+           'X_N_GRID', 'X_FINE_SPREAD', 'X_FINE_GRID', 'CLS_X_SHARE', 'CLS_X_N_GRID', 'CLS_X_SPREAD', 'JAC_SHARE',
+           'COEF_PRIOR', 'LOGISTIC_NOISE', 'recipe_rule', 'logistic_choice', 'RecipeRegressor', 'RecipeClassifier']
 
 # %% ../nbs/19_head_to_head.ipynb #7a98b5ec
 def _substitute_addremove_epsilon(epsilon: float, delta: float) -> float:
@@ -144,10 +144,11 @@ Y_SHARE = 0.25        # share of epsilon for y's private 5%/50%/95% quantiles (r
 RANGE_QUANTILE = 0.05  # X and y are clipped to their private (q, 1 - q) quantile ranges
 N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
 N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
-X_N_GRID = 101        # the same for X's ranges
+X_N_GRID = 101        # the same for X's ranges (regression)
 X_FINE_SPREAD = None  # from this spread on, X's grid has X_FINE_GRID points (None: never)
 X_FINE_GRID = 1001    # X's grid points from that spread on
-CLS_X_SHARE = 0.3     # share of epsilon for X's private ranges (classification, every epsilon)
+CLS_X_SHARE = 0.1     # share of epsilon for X's private ranges (classification, every epsilon)
+CLS_X_N_GRID = None   # ... by the private quantile without a grid (None) or on this many points
 CLS_X_SPREAD = 0.0    # ... whatever the spread (the regression's test, not kept here)
 JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C ...
 COEF_PRIOR = None     # ... or C from the bias/noise trade-off, a coefficient norm of this * sqrt(k)
@@ -203,8 +204,9 @@ def recipe_rule(task: str, epsilon, n_features: int, n_samples=None) -> dict:
         rule.update(x_share=X_SHARE, x_min_epsilon=X_MIN_EPSILON, x_spread=X_SPREAD,
                     x_min_epsilon_no_n=X_MIN_EPSILON_NO_N, n_rounds=N_ROUNDS, y_share=Y_SHARE)
     else:
-        rule.update(x_share=CLS_X_SHARE, x_min_epsilon=0.0, x_spread=CLS_X_SPREAD,
-                    x_min_epsilon_no_n=0.0, jac_share=JAC_SHARE, coef_prior=COEF_PRIOR,
+        rule.update(x_share=CLS_X_SHARE, x_n_grid=CLS_X_N_GRID, x_min_epsilon=0.0,
+                    x_spread=CLS_X_SPREAD, x_min_epsilon_no_n=0.0, jac_share=JAC_SHARE,
+                    coef_prior=COEF_PRIOR,
                     noise=LOGISTIC_NOISE)
     return rule if n_samples is None else _for_n(rule, epsilon, n_features, n_samples)
 
@@ -973,14 +975,20 @@ def _grid_label(n_grid) -> str:
     return "none" if n_grid is None else str(n_grid)
 
 
-def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
-    "Every candidate of TUNING_GRID on the tuning tables: mean score per table and overall."
+TUNING_SPLITS = 40  # splits per tuning table: at 10 the candidates' means were within noise
+
+
+def tune_rule(task: str, splits: int = TUNING_SPLITS, epsilons=(0.5, 1.0, 3.0), keep=None):
+    """The candidates of TUNING_GRID (those at the indices `keep`, default all) on the tuning
+    tables: mean score per table and overall, row label the candidate's index; `attrs["cells"]`
+    holds each candidate's floored scores, one per (table, epsilon, split)."""
     import pandas as pd
     names = [n for n, (t, _, role) in HEAD_TO_HEAD_TABLES.items()
              if t == task and role == "tuning"]
     data = {n: HEAD_TO_HEAD_TABLES[n][1]() for n in names}
-    out = []
-    for rule in TUNING_GRID[task]:
+    out, cells = [], []
+    keep = range(len(TUNING_GRID[task])) if keep is None else keep
+    for rule in (TUNING_GRID[task][i] for i in keep):
         rows = run_recipes(names, epsilons, splits, rule=rule, data=data)
         row = {k: v for k, v in rule.items() if k not in (
             "x_n_grid", "n_grid", "x_spread", "x_fine_spread", "coef_prior")}
@@ -994,7 +1002,11 @@ def tune_rule(task: str, splits: int = SPLITS, epsilons=(0.5, 1.0, 3.0)):
             row[n] = np.mean([np.maximum(r["scores"], -1) for r in rows if r["table"] == n])
         row["mean"] = np.mean([row[n] for n in names])
         out.append(row)
-    return pd.DataFrame(out)
+        cells.append(np.concatenate([np.maximum(r["scores"], -1) for r in rows]))
+    tab = pd.DataFrame(out, index=list(keep))
+    tab.attrs["cells"] = np.array(cells).tolist()  # the same cells in every row: paired
+
+    return tab
 
 # %% ../nbs/19_head_to_head.ipynb #0d8b9096
 def load_results(path: str) -> dict:

@@ -116,7 +116,8 @@ def test_regressor_spread_threshold_only_under_substitution(ranges_eps):
 def test_fine_grid_from_its_threshold(task):
     share = recipe_rule(task, EPS, D)["x_share"]
     t = x_spread(400, D, EPS, share)  # exactly the spread at n = 400
-    for m, grid in ((399, 101), (400, X_FINE_GRID), (401, X_FINE_GRID)):
+    base = recipe_rule(task, EPS, D)["x_n_grid"]  # the task's own grid (None: no grid)
+    for m, grid in ((399, base), (400, X_FINE_GRID), (401, X_FINE_GRID)):
         r = recipe_rule(task, EPS, D) | dict(x_fine_spread=t, x_min_epsilon=0.0, x_spread=0.0)
         from dplit.recipes import _check_rule
         assert _check_rule(r, task, EPS, D, m)["x_n_grid"] == grid, (m, grid)
@@ -171,8 +172,8 @@ def test_delta_never_depends_on_n():
     acc = BudgetAccountant(100.0, 1e-3, relation="substitute", tight=False)
     for n in (n_low, 4 * n_low):
         X, lab, _ = _data(n, d)
-        est = RecipeClassifier(bounds=(-2.0, 2.0), epsilon=eps, rule=dict(x_spread=4.0),
-                               random_state=0)
+        est = RecipeClassifier(bounds=(-2.0, 2.0), epsilon=eps, random_state=0,
+                               rule=dict(x_spread=4.0, x_share=SHARE))  # SHARE: _flip's
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             charged_fit(acc, est, X, lab)  # raises if spend_ differs from the plan without n
