@@ -66,6 +66,7 @@ class _MedianScaler:
     def __init__(self, epsilon, bounds, quantiles, n_grid, relation):
         self.epsilon, self.bounds, self.quantiles = epsilon, bounds, quantiles
         self.n_grid, self.relation, self.random_state = n_grid, relation, None
+        _buildable(bounds, n_grid)  # before the recipe's charge
 
     def set_params(self, random_state=None):
         self.random_state = random_state
@@ -95,10 +96,21 @@ class _MedianScaler:
         return np.clip(y, self.ranges_[0, 0], self.ranges_[0, 1])
 
 
+def _buildable(bounds, n_grid) -> None:
+    """Build every grid a step will draw on (public: the bounds and n_grid), so that a grid it
+    cannot build is refused here, before the recipe's charge, not by the step after it."""
+    from dplit.bounds import _grid_or_bounds
+    for b in bounds:
+        _grid_or_bounds(b, n_grid)
+
+
 def _ranges(eps: float, bounds, kw):
-    "A PrivateClipScaler spending eps, or (eps = 0) the schema itself."
+    "A PrivateClipScaler spending eps (its grids checked), or (eps = 0) the schema itself."
     from dplit.bounds import PrivateClipScaler
-    return PrivateClipScaler(epsilon=eps, bounds=bounds, **kw) if eps > 0 else _SchemaScaler(bounds)
+    if eps > 0:
+        _buildable(bounds, kw["n_grid"])
+        return PrivateClipScaler(epsilon=eps, bounds=bounds, **kw)
+    return _SchemaScaler(bounds)
 
 
 def _outside(X, ranges) -> int:
@@ -331,6 +343,8 @@ def _check_rule(rule, task, epsilon, d, n=None) -> dict:
         s = base.get(k, 0.0)
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < top:
             raise ValueError(f"rule[{k!r}] must be in [0, {top}), got {s!r}")
+    if base.get("y_share", 1.0) == 0:  # y's range and median are always released
+        raise ValueError("rule['y_share'] must be > 0 (y's range and median need a budget)")
     from dplit.bounds import _check_quantiles
     base["quantiles"] = _check_quantiles(base["quantiles"])  # before the charge (and s uses it)
     if "n_rounds" in base:
@@ -1005,8 +1019,15 @@ def tune_rule(task: str, splits: int = TUNING_SPLITS, epsilons=(0.5, 1.0, 3.0), 
         cells.append(np.concatenate([np.maximum(r["scores"], -1) for r in rows]))
     tab = pd.DataFrame(out, index=list(keep))
     tab.attrs["cells"] = np.array(cells).tolist()  # the same cells in every row: paired
-
     return tab
+
+
+def _paired_diff(a, b, splits: int, n_eps: int = 3) -> tuple:
+    """Mean of the paired differences a - b over the same cells (ordered table, epsilon, split, as
+    `tune_rule`'s) and its standard error. A table's budgets reuse its splits, so the independent
+    unit is (table, split): the difference is averaged over the budgets first."""
+    d = np.subtract(a, b).reshape(-1, n_eps, splits).mean(axis=1)  # one row per table
+    return float(d.mean()), float(np.sqrt(d.var(axis=1, ddof=1).sum() / splits) / len(d))
 
 # %% ../nbs/19_head_to_head.ipynb #0d8b9096
 def load_results(path: str) -> dict:
