@@ -7,6 +7,9 @@
    same 75/25 splits, so the (table, epsilon) rows are not independent; the standard error now
    treats (table, split) as the independent unit. Checked by Monte Carlo on cells with a shared
    split effect, where the rows-independent formula is too small by a stated factor.
+3. The saved tuning (bench/tuning_results.json) is every candidate of TUNING_GRID at
+   TUNING_SPLITS splits, consistent with itself, its best the rule, and a runner-up's first split
+   this code's (the chapter checks the rule's candidate only, and only in its slow run).
 """
 import math
 import warnings
@@ -84,3 +87,44 @@ def test_paired_se_counts_the_shared_splits():
     se = np.array([_paired_diff(c, np.zeros_like(c), S, 3)[1] for c in cells])
     ratio = means.std(ddof=1) / np.sqrt(np.mean(se ** 2))
     assert abs(ratio - 1) < 0.06, ratio
+
+
+def _saved_tuning():
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).parents[1] / "bench" / "tuning_results.json").read_text())
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_saved_tuning_is_every_candidate_at_forty_splits(task):
+    """bench/tuning_results.json holds every candidate of TUNING_GRID, row i being candidate i
+    (its named parameters), TUNING_SPLITS splits of every tuning table and budget, each table's
+    mean the mean of its cells (the same numbers, summed in another order: rounding only, and
+    to_json keeps 10 digits), the best mean the rule's candidate."""
+    from dplit.recipes import (HEAD_TO_HEAD_TABLES, TUNING_GRID, TUNING_SPLITS, recipe_rule)
+    r = _saved_tuning()[task]
+    names = [n for n, (t, _, role) in HEAD_TO_HEAD_TABLES.items()
+             if t == task and role == "tuning"]
+    cols, grid = r["table"]["columns"], TUNING_GRID[task]
+    assert r["splits"] == TUNING_SPLITS and not r["dropped"]
+    assert r["table"]["index"] == list(range(len(grid)))
+    for i, row in zip(r["table"]["index"], r["table"]["data"]):
+        row = dict(zip(cols, row))
+        assert all(row[k] == v for k, v in grid[i].items() if k in row), i
+        cells = np.reshape(r["cells"][i], (len(names), 3, TUNING_SPLITS))
+        assert np.allclose(cells.mean(axis=(1, 2)), [row[n] for n in names], atol=1e-9)
+    best = int(np.argmax([dict(zip(cols, row))["mean"] for row in r["table"]["data"]]))
+    assert recipe_rule(task, 1.0, 1) | grid[best] == recipe_rule(task, 1.0, 1)
+
+
+@pytest.mark.parametrize("task, i", [("regression", 51), ("classification", 6)])
+def test_saved_tuning_is_this_codes_beyond_the_rule(task, i):
+    """The chapter re-runs the rule's candidate; a runner-up's first split, re-run, is its saved
+    first split too (same code, same seeds: equal to rounding)."""
+    from dplit.recipes import HEAD_TO_HEAD_TABLES, TUNING_GRID, TUNING_SPLITS, run_recipes
+    names = [n for n, (t, _, role) in HEAD_TO_HEAD_TABLES.items()
+             if t == task and role == "tuning"]
+    again = np.concatenate([np.maximum(x["scores"], -1) for x in run_recipes(
+        names, splits=1, rule=TUNING_GRID[task][i])])
+    saved = np.reshape(_saved_tuning()[task]["cells"][i], (-1, TUNING_SPLITS))[:, 0]
+    assert np.allclose(again, saved, rtol=1e-9, atol=1e-12)
