@@ -8,7 +8,6 @@ charged one by one (the ledger of one `size=k` release must equal theirs: both a
 rounded sum k * epsilon, so equal floats by construction).
 """
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -21,11 +20,7 @@ MINE = ["TukeyRegressor", "DPSISSelector", "DPSparseGPRegressor", "BestSubsetSel
         "PrivateGridSearch"]
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore")  # every test: warnings are not what is tested
 
 
 def _case(name, **over):

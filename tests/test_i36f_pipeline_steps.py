@@ -6,7 +6,6 @@ nothing drawn; before this fix only step 1 was dry-run, and the refusal came aft
 charged and step 1 had drawn. Truths used: the accountant's ledger (empty after a refusal, one
 line per planned step after a fit) and a recorder of every generator dplit makes (0 draws).
 """
-import warnings
 
 import numpy as np
 import pytest
@@ -21,11 +20,7 @@ ACCOUNTED = sorted(n for n in R.public_estimators() if n not in EXEMPT)
 NUMBA = {"DPKendallSelector", "DPSISSelector"}      # their first fit compiles for about a minute
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore")  # every test: warnings are not what is tested
 
 
 def _pipe(name, **bad):
