@@ -9,6 +9,8 @@ splits, those whose 10-split mean (the chapter's tuning output at commit 53d9ce8
 below the best 10-split mean by more than two of the standard errors printed there for the
 10-split rule (regression 0.0165, classification 0.0060; a mean shown to three decimals that
 straddles the cut is kept), and `--rest` runs those. The merged file holds every candidate.
+Candidates added to the grid later (the sixth pass) run with `--extend`, which appends them to
+the saved file: `nice -n 19 python bench/tune_recipes.py --extend`.
 """
 import json
 import sys
@@ -63,5 +65,32 @@ def merge():
         json.dump(out, f)
 
 
+def extend():
+    "The grid's candidates past the saved file's (same tables, seeds and splits), appended to it."
+    with open(OUT) as f:
+        saved = json.load(f)
+    for task, r in saved.items():
+        keep = list(range(len(r["cells"]), len(R.TUNING_GRID[task])))
+        assert r["table"]["index"] == list(range(len(r["cells"]))) and keep, (task, keep)
+        t0 = time.time()
+        tab = R.tune_rule(task, splits=r["splits"], keep=keep)
+        assert set(tab.columns) == set(r["table"]["columns"]), (task, list(tab.columns))
+        tab = tab[r["table"]["columns"]]
+        new = json.loads(tab.to_json(orient="split"))
+        r["table"]["index"] += new["index"]
+        r["table"]["data"] += new["data"]
+        r["cells"] += tab.attrs["cells"]
+        r["seconds"] = round(r["seconds"] + time.time() - t0, 1)
+        r["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        print(f"{task}: {len(keep)} candidates added in {time.time() - t0:.0f} s")
+    with open(OUT, "w") as f:
+        json.dump(saved, f)
+
+
 if __name__ == "__main__":
-    merge() if sys.argv[1] == "--merge" else main(sys.argv[1], "--rest" in sys.argv)
+    if sys.argv[1] == "--merge":
+        merge()
+    elif sys.argv[1] == "--extend":
+        extend()
+    else:
+        main(sys.argv[1], "--rest" in sys.argv)

@@ -156,13 +156,13 @@ Y_SHARE = 0.25        # share of epsilon for y's private 5%/50%/95% quantiles (r
 RANGE_QUANTILE = 0.05  # X and y are clipped to their private (q, 1 - q) quantile ranges
 N_ROUNDS = 5          # Boosted AdaSSP's rounds (regression)
 N_GRID = 101          # grid points of the private quantiles over the schema's range (y)
-X_N_GRID = 101        # the same for X's ranges (regression)
+X_N_GRID = 1001       # grid points of X's private ranges (regression; the sixth pass)
 X_FINE_SPREAD = None  # from this spread on, X's grid has X_FINE_GRID points (None: never)
 X_FINE_GRID = 1001    # X's grid points from that spread on
 CLS_X_SHARE = 0.1     # share of epsilon for X's private ranges (classification, every epsilon)
 CLS_X_N_GRID = None   # ... by the private quantile without a grid (None) or on this many points
 CLS_X_SPREAD = 0.0    # ... whatever the spread (the regression's test, not kept here)
-JAC_SHARE = 0.1       # share of the model's epsilon the Jacobian term takes: it sets C ...
+JAC_SHARE = 0.15      # share of the model's epsilon the Jacobian term takes: it sets C ...
 COEF_PRIOR = None     # ... or C from the bias/noise trade-off, a coefficient norm of this * sqrt(k)
 LOGISTIC_NOISE = "auto"  # pure or Gaussian objective perturbation, whichever adds less noise
 
@@ -973,8 +973,33 @@ TUNING_GRID["classification"] += ([_CLS | dict(x_spread=c) for c in (0.5, 1.0, 2
                                   + [_CLS | dict(x_fine_spread=t) for t in FINE])
 
 
+# the sixth pass, around the fifth rule: X's grid under the spread test (the fourth pass tried
+# the finer grid with the threshold eps >= 1 only), and the Jacobian share between the grid's
+# 0.1 and 0.2 or C by the trade-off, with X's gridless ranges (the fourth pass: on a grid)
+SIXTH_FROM = {t: len(g) for t, g in TUNING_GRID.items()}  # the first index of the sixth pass
+_R5 = _REG | dict(x_min_epsilon=0.0, x_spread=4.0)  # the fourth and fifth rules' regression
+_C5 = _CLS | dict(x_share=0.1, x_n_grid=None)  # the fifth rule's classifier
+TUNING_GRID["regression"] += ([_R5 | dict(x_n_grid=g, x_spread=c) for g in (None, 1001)
+                               for c in (2.0, 4.0, 8.0)]
+                              + [_R5 | dict(x_fine_spread=t) for t in FINE[:2]]
+                              + [_R5 | dict(x_n_grid=None, n_grid=None)])
+TUNING_GRID["classification"] += ([_C5 | dict(jac_share=j) for j in (0.125, 0.15, 0.175)]
+                                  + [_C5 | dict(coef_prior=w) for w in (1.0, 2.0, 4.0)])
+_SIXTH = [c for t in TUNING_GRID for c in TUNING_GRID[t][SIXTH_FROM[t]:]]
+assert not any(c in TUNING_GRID[t][:SIXTH_FROM[t]] for t in TUNING_GRID
+           for c in TUNING_GRID[t][SIXTH_FROM[t]:])  # new candidates only
+
+
 def _family(c: dict) -> tuple:
-    "A fourth-pass candidate's family and parameter; ('', nan) for the others."
+    "A fourth- or sixth-pass candidate's family and parameter; ('', nan) for the others."
+    if c in _SIXTH:  # the families of the sixth pass: (d) to (f)
+        if "jac_share" in c:
+            return (("(e) Jacobian share", c["jac_share"]) if c["coef_prior"] is None
+                    else ("(f) C by w0, X no grid", c["coef_prior"]))
+        if c["x_fine_spread"] is not None:
+            return "(d) grid 1001 if s ≥ t, s ≥ 4", c["x_fine_spread"]
+        xy = "X, y" if c["n_grid"] is None else "X"
+        return f"(d) {xy} grid {_grid_label(c['x_n_grid'])}, s ≥ c", c["x_spread"]
     if c.get("x_spread", 0) > 0:
         m = f", ε ≥ {c['x_min_epsilon']:g}" if c.get("x_min_epsilon", 0) > 0 else ""
         return f"(a) X if s ≥ c{m}", c["x_spread"]

@@ -53,10 +53,9 @@ def test_spread_is_the_log_probability_ratio_of_the_draws(task, s_target, monkey
         return real(u, sens, eps, *a, **k)
 
     monkeypatch.setattr(bounds, "exponential_mechanism", spy)
-    # the classifier's default X ranges have no grid (chapter 19's fifth pass): the spread is
-    # checked on the grid the rule can still ask for
-    grid = dict(x_n_grid=len(GRID)) if task == "classification" else None
-    est = _fit(task, np.full((n, D), GRID[AT]), rule=grid)
+    # the rule's default X ranges have no grid (classification, chapter 19's fifth pass) or 1001
+    # points (regression, the sixth): s does not depend on the grid, and is checked on 101 points
+    est = _fit(task, np.full((n, D), GRID[AT]), rule=dict(x_n_grid=len(GRID)))
     assert not isinstance(est.x_scaler_, _SchemaScaler)
     u, sens, eps = calls[0]  # X's first column, its low quantile (q = 0.05)
     assert u.argmax() == AT and len(np.unique(u[AT + 1:])) == 1  # the hardest data: 3 levels
