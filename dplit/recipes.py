@@ -891,12 +891,12 @@ def _score(task, model, X, y) -> float:
         else float(np.mean(p == y))
 
 
-def _recipe(task, X, y, eps, seed, rule=None, delta=1e-5, widen=0.5):
+def _recipe(task, X, y, eps, seed, rule=None, delta=1e-5, widen=0.5, relation="substitute"):
     xb = schema_bounds(X, widen)
     if task == "regression":
         return RecipeRegressor(epsilon=eps, delta=delta, bounds=xb,
                                y_bounds=tuple(schema_bounds(y[:, None], widen)[0]),
-                               relation="substitute", rule=rule, random_state=seed)
+                               relation=relation, rule=rule, random_state=seed)
     return RecipeClassifier(epsilon=eps, delta=delta, bounds=xb, rule=rule, random_state=seed)
 
 
@@ -904,13 +904,14 @@ PUBLIC_BOUNDS = {"schema": 0.5, "minmax": 0.0}  # the bounds given: widening of 
 
 
 def run_recipes(names, epsilons=(0.5, 1.0, 3.0), splits: int = SPLITS, rule=None,
-                data=None, bounds: str = "schema") -> list:
+                data=None, bounds: str = "schema", relation: str = "substitute") -> list:
     """dplit's recipes on the head-to-head tables: one row per (table, epsilon) in the format of
     bench/diffprivlib/run.py (mean, standard error, fit seconds, every split's score).
     The schema is the full table's range widened by half its width (`schema_bounds`) for X and y;
     the split seeds are `head_to_head_splits`; fit seeds differ across splits and budgets.
     bounds="minmax" gives the exact full-table ranges instead (the oracle diffprivlib's public
-    variant gets), method "recipe-minmax"."""
+    variant gets), method "recipe-minmax". `relation` is the regression's (the classifier runs
+    under substitution only)."""
     rows = []
     for name in names:
         task, loader, _ = HEAD_TO_HEAD_TABLES[name]
@@ -919,7 +920,7 @@ def run_recipes(names, epsilons=(0.5, 1.0, 3.0), splits: int = SPLITS, rule=None
             scores, times = [], []
             for s, (tr, te) in enumerate(head_to_head_splits(len(y), name, splits)):
                 m = _recipe(task, X, y, eps, 1000 * s + int(10 * eps), rule,
-                            widen=PUBLIC_BOUNDS[bounds])
+                            widen=PUBLIC_BOUNDS[bounds], relation=relation)
                 t = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the curator's clipping counts
