@@ -98,6 +98,13 @@ def prose_claims(md: str) -> list[tuple[str, str, float, int, float]]:
         for t in re.findall(_NUM, m.group(0)[len(m.group(1)):]):
             if "." in t:  # "R² > 0", "coverage 2 of 3": integers are levels and counts
                 out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
+    # an estimate with its error, or a change, written in numbers: "0.1770 ± 0.0019", "+0.0017 ±
+    # 0.0027", "0.588 → 0.601" (no unit or measure's name before them: chapter 19 once quoted a
+    # paired difference that no output showed, and only this reads it)
+    for m in re.finditer(r"[-+−]?" + _NUM + r"\s*[±→]\s*[-+−]?" + _NUM, text):
+        for t in re.findall(_NUM, m.group(0)):
+            if "." in t:  # "3 → 4 rounds": integers are counts and levels
+                out.append((m.group(0).strip(), t, _value(t), _decimals(t), 1.0))
     return out
 
 
@@ -274,6 +281,17 @@ def test_bare_measures_are_read():
     assert unmatched(_nb("R² > 0 on 3 tables; coverage 2 of 3; $R^2 = 0.5$ in a proof", out)) == []
 
 
+def test_estimates_with_errors_and_changes_are_read():
+    "'a ± b' and 'a → b' are measurements even without a unit or a measure's name."
+    out = "best − fifth rule: +0.0019 ± 0.0019 (1.0 s.e.)\ncalifornia 0.588 → 0.601\n"
+    assert unmatched(_nb("together, +0.0019 ± 0.0019; 0.588 → 0.601", out)) == []
+    # the quote of chapter 19 that no output showed (before commit b328e50)
+    assert unmatched(_nb("in place of 0.3, +0.0017 ± 0.0027 at the time", out)) == [
+        ("+0.0017 ± 0.0027", "0.0017"), ("+0.0017 ± 0.0027", "0.0027")]
+    assert unmatched(_nb("california (0.588 → 0.610)", out)) == [("0.588 → 0.610", "0.610")]
+    assert unmatched(_nb("$0.5 ± 0.1$ in maths, `1.5 → 2.5` in code, 3 → 4 rounds", out)) == []
+
+
 @pytest.mark.parametrize("chapter, true, planted", [
     ("nbs/15_pipelines.ipynb", "$R^2$ of about 0.92", "$R^2$ of about 0.9173"),
     ("nbs/19_head_to_head.ipynb", "$R^2$ 0.002", "$R^2$ 0.00271"),
@@ -286,7 +304,8 @@ def test_planted_mismatch_in_a_chapter_is_caught(chapter, true, planted):
     before = unmatched(cells)
     md[0]["source"] = "".join(md[0]["source"]).replace(true, planted)
     new = [b for b in unmatched(cells) if b not in before]
-    assert len(new) == 1 and new[0][1] in planted, new
+    # one new number (two quotes may read it: "R² 0.00271" and "0.00271 ± 0.047")
+    assert len({t for _, t in new}) == 1 and new[0][1] in planted, new
 
 
 def test_front_page_numbers_are_looked_up_in_the_chapters():
