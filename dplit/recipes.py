@@ -285,6 +285,10 @@ def logistic_choice(epsilon, delta, n_features: int, jac_share: float = JAC_SHAR
             coef_prior, numbers.Real) or not 0 < coef_prior < math.inf):
         raise ValueError(f"coef_prior must be None or a positive finite number, got {coef_prior!r}")
     k = check_int(n_features, "n_features", low=1) + 1
+    # e^700 ~ 1e304: C = 4 (e^(jac_share eps) - 1) overflows, or C^2 ~ e^eps (the trade-off)
+    if (jac_share if coef_prior is None else 1.0) * eps > 700:
+        raise ValueError(f"epsilon = {eps!r} is too large for objective perturbation's C "
+                         "(C or C^2 would overflow a float)")
 
     def noise2(C, d):  # E||b||^2 of the release: k(k + 1) / rate^2 (pure) or k sigma^2
         cal = logistic_calibration(eps, d, C=C)
