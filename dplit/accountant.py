@@ -392,11 +392,15 @@ def _width_out(step, d):
     "Columns a fitted step passes on, known before fitting (None when it is not)."
     from sklearn.base import OneToOneFeatureMixin
     from sklearn.feature_selection import SelectorMixin
+    from sklearn.preprocessing import FunctionTransformer
     f = getattr(step, "expected_n_features_out", None)
     if callable(f):
         return f(d)
     if d is not None and isinstance(step, OneToOneFeatureMixin):
         return d
+    if d is not None and isinstance(step, FunctionTransformer) \
+            and step.feature_names_out == "one-to-one":
+        return d  # declared one-to-one (scikit-learn's contract: one column out per column in)
     if isinstance(step, SelectorMixin) and isinstance(getattr(step, "k", None), int):
         return step.k
     return None
