@@ -719,3 +719,94 @@ def magic_accuracy(epsilons, *, splits: int = 10, C: float = 1.0, scaler_share: 
                 rows.append(dict(method=method, epsilon=eps, split=i,
                                  accuracy=est.score(Zte, yte)))
     return pd.DataFrame(rows)
+
+# %% ../nbs/18_logistic.ipynb #bc1209b8
+#| code-fold: true
+def _binary_kendall_enumeration(n_max: int = 6, alphabet=(0, 1, 2)) -> list:
+    """Largest change of DPKendall's round-1 score |tau(X_1, y)| and round-2 score
+    |tau(X_1, y)| - |tau(X_1, X_0)| between a data set of n rows and the same plus one row, over
+    every multiset of n rows (x_0, x_1, y), x from `alphabet`, y in {0, 1}, and every added row
+    (removing a row is the same pair read backwards), for 2 <= n <= n_max. Exact: with
+    S = sum over pairs of sign(x_i - x_j) sign(y_i - y_j), tau = S / (n - 1), so n (n - 1) times
+    each change is an integer. Also the largest change of the unnormalised |S| (a mutant)."""
+    import itertools
+    types = np.array(list(itertools.product(alphabet, alphabet, (0, 1))), dtype=np.int64)
+    sg = lambda a: np.sign(a[:, None] - a[None, :])
+    M = dict(y=sg(types[:, 1]) * sg(types[:, 2]), x=sg(types[:, 1]) * sg(types[:, 0]))
+    rows = []
+    for n in range(2, n_max + 1):
+        sets = np.array(list(itertools.combinations_with_replacement(range(len(types)), n)))
+        cnt = np.zeros((len(sets), len(types)), np.int64)  # row-type counts of each data set
+        for j in range(n):
+            np.add.at(cnt, (np.arange(len(sets)), sets[:, j]), 1)
+        S, A = {}, {}  # pair sums of the n rows; what each possible added row contributes
+        for key, m in M.items():
+            S[key] = (np.einsum("ct,tu,cu->c", cnt, m, cnt) // 2)[:, None]  # diagonal is 0
+            A[key] = cnt @ m
+        r1 = lambda key, s: np.abs(S[key]) * s[0] - np.abs(S[key] + A[key]) * s[1]
+        d1 = np.abs(r1("y", (n, n - 1)))              # n (n - 1) |change of |tau(X_1, y)||
+        d2 = np.abs(r1("y", (n, n - 1)) - r1("x", (n, n - 1)))
+        raw = np.abs(r1("y", (1, 1)))
+        rows.append(dict(n=n, pairs=int(d1.size), round1=int(d1.max()), round2=int(d2.max()),
+                         scale=n * (n - 1), unnormalised=int(raw.max())))
+    return rows
+
+# %% ../nbs/18_logistic.ipynb #5169e285
+def _to_unit(X, lo, hi):
+    "Clip X to the public schema [lo, hi] (per column) and map it to [-1, 1]: nothing spent."
+    return -1 + 2 * (np.clip(X, lo, hi) - lo) / (hi - lo)
+
+
+def _kendall_pipeline(bounds, k: int, epsilon: float, delta: float = 1e-5,
+                      share: float = 0.25, random_state=None):
+    """Schema scaling -> DPKendallSelector(k) -> RecipeClassifier on the k columns, (epsilon,
+    delta)-DP under substitution: the selector gets share * epsilon / 2 under add/remove (group
+    privacy doubles it to share * epsilon under substitution), the classifier the rest."""
+    from sklearn.preprocessing import FunctionTransformer
+
+    from dplit.core import make_pipeline
+    from dplit.dpkendall import DPKendallSelector
+    from dplit.recipes import RecipeClassifier
+    b = np.asarray(bounds, dtype=float)
+    seeds = [None, None] if random_state is None else [random_state, random_state + 1]
+    return make_pipeline(
+        FunctionTransformer(_to_unit, kw_args=dict(lo=b[:, 0], hi=b[:, 1]),
+                            feature_names_out="one-to-one"),
+        DPKendallSelector(k=k, epsilon=share * epsilon / 2, random_state=seeds[0]),
+        RecipeClassifier(epsilon=(1 - share) * epsilon, delta=delta, bounds=(-1.0, 1.0),
+                         random_state=seeds[1]))
+
+# %% ../nbs/18_logistic.ipynb #b3c970ca
+#| code-fold: true
+def selection_accuracy(names, epsilons=(0.5, 1.0, 3.0), configs=((3, 0.1), (3, 0.25)),
+                       splits: int = 10, delta: float = 1e-5) -> "pd.DataFrame":
+    """Test accuracy of `_kendall_pipeline` (one row per table, epsilon, split and (k, share) in
+    `configs`; k >= d skipped) and of `RecipeClassifier` on all features (k = d, share 0) at the
+    same total (epsilon, delta) under substitution, on the head-to-head tables' splits
+    (`head_to_head_splits`) with the schema of chapter 19 (`schema_bounds`), and fit seconds."""
+    import time
+
+    import pandas as pd
+
+    from dplit.recipes import HEAD_TO_HEAD_TABLES, _recipe, head_to_head_splits, schema_bounds
+    rows = []
+    for name in names:
+        task, loader, role = HEAD_TO_HEAD_TABLES[name]
+        X, y = loader()
+        d, xb = X.shape[1], schema_bounds(X)
+        for eps in epsilons:
+            for s, (tr, te) in enumerate(head_to_head_splits(len(y), name, splits)):
+                seed = 1000 * s + int(10 * eps)
+                models = [(d, 0.0, _recipe(task, X, y, eps, seed, delta=delta))]
+                models += [(k, sh, _kendall_pipeline(xb, k, eps, delta, sh, seed + 7))
+                           for k, sh in configs if k < d]
+                for k, sh, m in models:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", ClippingWarning)  # counts: curator
+                        t0 = time.perf_counter()
+                        m.fit(X[tr], y[tr])
+                        sec = time.perf_counter() - t0
+                        acc = float(np.mean(m.predict(X[te]) == y[te]))
+                    rows.append(dict(table=name, role=role, d=d, epsilon=eps, split=s, k=k,
+                                     share=sh, accuracy=acc, fit_seconds=sec))
+    return pd.DataFrame(rows)

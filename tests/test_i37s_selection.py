@@ -122,3 +122,14 @@ def test_unseeded_fits_differ():
     seeded = [_kendall_pipeline(b, k=4, epsilon=1.0, random_state=5).fit(X, y) for _ in range(2)]
     assert np.array_equal(seeded[0].decision_function(X[:20]),
                           seeded[1].decision_function(X[:20]))  # same seed, same path: same bits
+
+
+def test_width_known_only_for_a_declared_one_to_one_function():
+    "Without feature_names_out='one-to-one' the next step's width is unknown: refused, 0 lines."
+    X, y, b = _data()
+    p = _kendall_pipeline(b, k=4, epsilon=1.0)
+    p[0].set_params(feature_names_out=None)
+    acc = BudgetAccountant(1.0, 1e-5, relation="substitute")
+    with pytest.raises(TypeError, match="cannot be known"):
+        charged_fit(acc, p, X, y)
+    assert acc.ledger == []
