@@ -133,3 +133,28 @@ def test_width_known_only_for_a_declared_one_to_one_function():
     with pytest.raises(TypeError, match="cannot be known"):
         charged_fit(acc, p, X, y)
     assert acc.ledger == []
+
+
+@pytest.mark.parametrize("bad", ["nan", "constant column"])
+def test_bad_data_behind_the_stateless_step_refused_before_any_charge(bad):
+    "The selector's data checks run on the scaled data before the charge (step 1 is stateless)."
+    X, y, b = _data()
+    if bad == "nan":
+        X[5, 3] = np.nan
+    else:
+        X[:, 3] = 9.0  # above the schema: clipped to a constant column
+    acc = BudgetAccountant(2.0, 1e-5, relation="substitute")
+    p = _kendall_pipeline(b, k=4, epsilon=2.0)
+    with pytest.raises(ValueError):
+        charged_fit(acc, p, X, y)
+    assert acc.ledger == [] and not hasattr(p[1], "selected_")
+
+
+def test_one_to_one_declaration_that_drops_a_column_refused_before_any_charge():
+    X, y, b = _data()
+    p = _kendall_pipeline(b, k=4, epsilon=1.0)
+    p[0].set_params(func=lambda A, lo, hi: A[:, 1:])  # declared one-to-one, returns d - 1
+    acc = BudgetAccountant(1.0, 1e-5, relation="substitute")
+    with pytest.raises(ValueError, match="planned to pass on 12 columns but returns 11"):
+        charged_fit(acc, p, X, y)
+    assert acc.ledger == []
