@@ -392,11 +392,15 @@ def _width_out(step, d):
     "Columns a fitted step passes on, known before fitting (None when it is not)."
     from sklearn.base import OneToOneFeatureMixin
     from sklearn.feature_selection import SelectorMixin
+    from sklearn.preprocessing import FunctionTransformer
     f = getattr(step, "expected_n_features_out", None)
     if callable(f):
         return f(d)
     if d is not None and isinstance(step, OneToOneFeatureMixin):
         return d
+    if d is not None and isinstance(step, FunctionTransformer) \
+            and step.feature_names_out == "one-to-one":
+        return d  # declared one-to-one (scikit-learn's contract: one column out per column in)
     if isinstance(step, SelectorMixin) and isinstance(getattr(step, "k", None), int):
         return step.k
     return None
@@ -557,6 +561,23 @@ def _check_params(est) -> None:
         check_random_state(probe.random_state)
 
 
+def _stateless_out(step, x, y, d, name):
+    """What a stateless step (nothing learnt, nothing released, no spend) passes on from x, before
+    the charge, so that the next step's checks run on its real input; its width must be the
+    planned d."""
+    import warnings
+    if step is None or isinstance(step, str):                   # 'passthrough'
+        return x
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = clone(step).fit_transform(x, y)
+    w = np.shape(out)[1] if np.ndim(out) == 2 else None
+    if d is not None and w != d:
+        raise ValueError(f"step {name!r}: {type(step).__name__} is planned to pass on {d} "
+                         f"columns but returns {w}: nothing was charged")
+    return out
+
+
 def _check_steps(est, X, y, d) -> None:
     """Check `est` before the charge on X (the data, or a public stand-in; None: parameters
     only) of d columns: private steps run up to their charge, other steps' parameters."""
@@ -567,10 +588,14 @@ def _check_steps(est, X, y, d) -> None:
     if est is None or isinstance(est, str):                     # 'passthrough' or 'drop'
         return
     if isinstance(est, Pipeline):
-        x, rows = X, (None if X is None else np.shape(X)[0])
+        x, rows, data = X, (None if X is None else np.shape(X)[0]), X is not None
         for name, step in est.steps:
             _check_steps(step, x, y, d)
             d = _plan(step, x, d, f"{name}/")[1]     # its output width (planned: public)
+            if data and _is_private(step) is None:  # stateless: the next step's input itself
+                x = _stateless_out(step, x, y, d, name)
+                continue
+            data = False
             x = None if rows is None or not d else _stand_in(rows, d)  # released: a stand-in
     elif isinstance(est, ColumnTransformer):
         if X is None:
