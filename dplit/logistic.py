@@ -752,6 +752,7 @@ def _binary_kendall_enumeration(n_max: int = 6, alphabet=(0, 1, 2)) -> list:
     return rows
 
 # %% ../nbs/18_logistic.ipynb #5169e285
+#| code-fold: true
 def _to_unit(X, lo, hi):
     "Clip X to the public schema [lo, hi] (per column) and map it to [-1, 1]: nothing spent."
     return -1 + 2 * (np.clip(X, lo, hi) - lo) / (hi - lo)
