@@ -753,11 +753,6 @@ def _binary_kendall_enumeration(n_max: int = 6, alphabet=(0, 1, 2)) -> list:
 
 # %% ../nbs/18_logistic.ipynb #5169e285
 #| code-fold: true
-def _to_unit(X, lo, hi):
-    "Clip X to the public schema [lo, hi] (per column) and map it to [-1, 1]: nothing spent."
-    return -1 + 2 * (np.clip(X, lo, hi) - lo) / (hi - lo)
-
-
 def _kendall_pipeline(bounds, k: int, epsilon: float, delta: float = 1e-5,
                       share: float = 0.25, random_state=None):
     """Schema scaling -> DPKendallSelector(k) -> RecipeClassifier on the k columns, (epsilon,
@@ -767,7 +762,7 @@ def _kendall_pipeline(bounds, k: int, epsilon: float, delta: float = 1e-5,
 
     from dplit.core import make_pipeline
     from dplit.dpkendall import DPKendallSelector
-    from dplit.recipes import RecipeClassifier
+    from dplit.recipes import RecipeClassifier, _to_unit  # chapter 19's schema scaling
     b = np.asarray(bounds, dtype=float)
     seeds = [None, None] if random_state is None else [random_state, random_state + 1]
     return make_pipeline(

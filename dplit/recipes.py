@@ -36,6 +36,11 @@ def _substitute_addremove_epsilon(epsilon: float, delta: float) -> float:
     return float(optimize.brentq(f, 1e-9, epsilon, xtol=1e-12, rtol=1e-12))
 
 
+def _to_unit(X, lo, hi):
+    "Clip X to the public schema [lo, hi] (per column) and map it to [-1, 1]: nothing spent."
+    return -1 + 2 * (np.clip(X, lo, hi) - lo) / (hi - lo)
+
+
 class _SchemaScaler:
     "Clip to the public schema and map it to [-1, 1]: no data used, nothing spent."
 
@@ -50,8 +55,7 @@ class _SchemaScaler:
         return self
 
     def transform(self, X):
-        lo, hi = self.ranges_[:, 0], self.ranges_[:, 1]
-        return -1 + 2 * (np.clip(X, lo, hi) - lo) / (hi - lo)
+        return _to_unit(X, self.ranges_[:, 0], self.ranges_[:, 1])
 
     def inverse_transform(self, Z):
         lo, hi = self.ranges_[:, 0], self.ranges_[:, 1]
